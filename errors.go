@@ -1,0 +1,57 @@
+package reflection
+
+import (
+	"errors"
+	"fmt"
+)
+
+var (
+	// ErrToolRecoveryExhausted matches, with errors.Is, the
+	// *ToolRecoveryExhaustedError that Run returns when the last call it may
+	// make fails and the strategy still says Retry.
+	ErrToolRecoveryExhausted = errors.New("reflection: tool recovery exhausted")
+
+	// ErrInternal marks a reflector that broke: an API failure, output it
+	// could not parse, or a schema mismatch. Reflectors wrap it; the Driver
+	// answers any reflector error with Fail.
+	ErrInternal = errors.New("reflection: internal reflector error")
+
+	// ErrSkipped marks a reflector that declined to analyse a failure. The
+	// Driver answers it with Fail, like any reflector error.
+	ErrSkipped = errors.New("reflection: reflector skipped analysis")
+
+	// ErrNilDispatch is returned by Run when its dispatch func is nil.
+	ErrNilDispatch = errors.New("reflection: nil dispatch func")
+)
+
+// ToolRecoveryExhaustedError reports that a tool failed on every call the
+// Driver may make (MaxRecoveryAttempts+1) and the strategy still asked for
+// another retry.
+type ToolRecoveryExhaustedError struct {
+	Tool     string // the tool name as originally called
+	Attempts int    // total calls made (retries + 1)
+}
+
+// Error says which tool failed and after how many calls.
+func (e *ToolRecoveryExhaustedError) Error() string {
+	return fmt.Sprintf("reflection: tool %q still failing after %d attempts", e.Tool, e.Attempts)
+}
+
+// Is reports whether target is ErrToolRecoveryExhausted.
+func (e *ToolRecoveryExhaustedError) Is(target error) bool {
+	return target == ErrToolRecoveryExhausted
+}
+
+// ErrPanicked matches, with errors.Is, the error that stands for a panic the
+// Driver recovered in a dispatch func, Reflector or RecoveryStrategy.
+var ErrPanicked = errors.New("reflection: panic recovered")
+
+// panicError is a recovered panic; its text names where it happened and the
+// panic value.
+type panicError struct {
+	where string
+	value any
+}
+
+func (e *panicError) Error() string        { return fmt.Sprintf("%s panicked: %v", e.where, e.value) }
+func (e *panicError) Is(target error) bool { return target == ErrPanicked }

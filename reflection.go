@@ -1,0 +1,58 @@
+package reflection
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// ToolSchema describes a tool as the host registered it. InputSchema is a
+// JSON Schema document for the tool's input.
+type ToolSchema struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"input_schema"` // a JSON Schema document
+}
+
+// Failure is everything a Reflector is asked about one failed call
+// (loopctl's analyze arguments plus its ReflectionContext, in one value).
+type Failure struct {
+	Error       string          // text of the failing result
+	Tool        string          // current tool name (after any ToolChange)
+	Input       json.RawMessage // current input (after any InputFix)
+	Schema      *ToolSchema     // nil when no schema is known for Tool
+	Task        string          // what the agent is trying to do; may be empty
+	Attempt     int             // 0-indexed: 0 is the original call
+	MaxAttempts int             // calls allowed in all, the original included
+}
+
+// Reflector analyses a failed tool call. Implementations must be safe for
+// concurrent use: one Driver calls its Reflector from every goroutine that
+// runs a call. An error (wrap ErrInternal or ErrSkipped) makes the Driver
+// give up on the call softly.
+type Reflector interface {
+	Analyze(ctx context.Context, f Failure) (FailureAnalysis, error)
+}
+
+// ReflectorFunc adapts an ordinary function to the Reflector interface.
+type ReflectorFunc func(ctx context.Context, f Failure) (FailureAnalysis, error)
+
+// Analyze calls fn(ctx, f).
+func (fn ReflectorFunc) Analyze(ctx context.Context, f Failure) (FailureAnalysis, error) {
+	return fn(ctx, f)
+}
+
+// RecoveryStrategy turns an analysis into the next action. attempt is
+// 0-indexed (0 is the original call) and maxAttempts counts every call
+// allowed, the original included. Implementations must be safe for
+// concurrent use.
+type RecoveryStrategy interface {
+	Decide(ctx context.Context, a FailureAnalysis, attempt, maxAttempts int) RecoveryAction
+}
+
+// StrategyFunc adapts an ordinary function to the RecoveryStrategy interface.
+type StrategyFunc func(ctx context.Context, a FailureAnalysis, attempt, maxAttempts int) RecoveryAction
+
+// Decide calls fn(ctx, a, attempt, maxAttempts).
+func (fn StrategyFunc) Decide(ctx context.Context, a FailureAnalysis, attempt, maxAttempts int) RecoveryAction {
+	return fn(ctx, a, attempt, maxAttempts)
+}

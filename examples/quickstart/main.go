@@ -1,0 +1,206 @@
+// Command quickstart runs a small simulated agent through a reflection.Driver,
+// offline, and prints a trace of every attempt, analysis and decision.
+//
+// Four tool calls show the four ways recovery plays out:
+//
+//   - get_weather times out twice and is retried with exponential backoff;
+//   - read_file is called with a misspelled path, and a rule-based Reflector
+//     proposes an InputFix with the right one;
+//   - search_v1 is deprecated, and the Reflector proposes a ToolChange;
+//   - write_file fails with a permission error, which the backoff strategy
+//     turns into AskUser: the model is told a human decision is needed.
+//
+// Run it with: go run ./examples/quickstart
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/loopctl-go/reflection"
+)
+
+func main() {
+	if err := run(os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "quickstart:", err)
+		os.Exit(1)
+	}
+}
+
+func run(w io.Writer) error {
+	tools := newToolbox()
+	driver := reflection.NewDriver(
+		reflection.WithReflector(ruleReflector{files: tools.files}),
+		// Short delays keep the demo quick: 10ms, then 20ms, 40ms, ...
+		reflection.WithStrategy(reflection.NewExponentialBackoff(3).WithBaseDelay(10*time.Millisecond)),
+		reflection.WithSchemas(tools.schema),
+		reflection.WithObserver(traceObserver(w)),
+	)
+	ctx := reflection.ContextWithTask(context.Background(), "prepare the morning report")
+
+	calls := []reflection.ToolCall{
+		{ID: "call_1", Name: "get_weather", Input: json.RawMessage(`{"city":"Lisbon"}`)},
+		{ID: "call_2", Name: "read_file", Input: json.RawMessage(`{"path":"notes/todo.mdd"}`)},
+		{ID: "call_3", Name: "search_v1", Input: json.RawMessage(`{"query":"release notes"}`)},
+		{ID: "call_4", Name: "write_file", Input: json.RawMessage(`{"path":"/etc/report.txt","text":"done"}`)},
+	}
+	start := time.Now()
+	for _, call := range calls {
+		fmt.Fprintf(w, "\n== %s %s %s\n", call.ID, call.Name, call.Input)
+		res, err := driver.Run(ctx, call, tools.dispatch)
+		if err != nil {
+			return fmt.Errorf("%s: %w", call.ID, err)
+		}
+		status := "ok"
+		if res.IsError {
+			status = "soft error, handed to the model"
+		}
+		fmt.Fprintf(w, "   => %s: %s\n", status, indent(res.Content))
+	}
+	fmt.Fprintf(w, "\nfour calls recovered or handed back in %v\n", time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// toolbox is the simulated agent's tool registry.
+type toolbox struct {
+	files        map[string]string
+	weatherCalls int
+}
+
+func newToolbox() *toolbox {
+	return &toolbox{files: map[string]string{
+		"notes/todo.md": "- ship v1\n- write the changelog",
+	}}
+}
+
+var schemas = map[string]reflection.ToolSchema{
+	"get_weather": {Name: "get_weather", InputSchema: json.RawMessage(`{"type":"object","required":["city"]}`)},
+	"read_file":   {Name: "read_file", InputSchema: json.RawMessage(`{"type":"object","required":["path"]}`)},
+	"search_v1":   {Name: "search_v1", Description: "deprecated: use search_v2"},
+	"search_v2":   {Name: "search_v2", InputSchema: json.RawMessage(`{"type":"object","required":["query"]}`)},
+	"write_file":  {Name: "write_file", InputSchema: json.RawMessage(`{"type":"object","required":["path","text"]}`)},
+}
+
+// schema is the Driver's SchemaLookup: it also tells which tools exist, so a
+// ToolChange to anything else would be dropped.
+func (t *toolbox) schema(name string) (reflection.ToolSchema, bool) {
+	s, ok := schemas[name]
+	return s, ok
+}
+
+// dispatch plays the host framework's dispatch: it runs one tool call.
+func (t *toolbox) dispatch(_ context.Context, call reflection.ToolCall) (reflection.ToolResult, error) {
+	var in struct{ City, Path, Query, Text string }
+	if err := json.Unmarshal(call.Input, &in); err != nil {
+		return reflection.ToolResult{}, fmt.Errorf("bad input: %w", err)
+	}
+	switch call.Name {
+	case "get_weather":
+		t.weatherCalls++
+		if t.weatherCalls <= 2 {
+			return reflection.ToolResult{}, errors.New("weather service timed out after 5s")
+		}
+		return reflection.ToolResult{Content: in.City + ": 19°C, clear"}, nil
+	case "read_file":
+		body, ok := t.files[in.Path]
+		if !ok {
+			return reflection.ToolResult{Content: "open " + in.Path + ": no such file or directory", IsError: true}, nil
+		}
+		return reflection.ToolResult{Content: body}, nil
+	case "search_v1":
+		return reflection.ToolResult{Content: "search_v1 is deprecated; use search_v2", IsError: true}, nil
+	case "search_v2":
+		return reflection.ToolResult{Content: `3 results for "` + in.Query + `"`}, nil
+	case "write_file":
+		return reflection.ToolResult{Content: "open " + in.Path + ": permission denied", IsError: true}, nil
+	}
+	return reflection.ToolResult{Content: "unknown tool " + call.Name, IsError: true}, nil
+}
+
+// ruleReflector analyses failures by reading their text: no model needed.
+type ruleReflector struct{ files map[string]string }
+
+func (r ruleReflector) Analyze(_ context.Context, f reflection.Failure) (reflection.FailureAnalysis, error) {
+	a := reflection.FailureAnalysis{RootCause: f.Error, Severity: reflection.SeverityMedium}
+	switch {
+	case strings.Contains(f.Error, "timed out"):
+		a.IsRecoverable, a.Severity = true, reflection.SeverityLow
+	case strings.Contains(f.Error, "no such file"):
+		var in struct {
+			Path string `json:"path"`
+		}
+		_ = json.Unmarshal(f.Input, &in)
+		if fixed, ok := r.closestFile(in.Path); ok {
+			a.IsRecoverable = true
+			a.Correction = &reflection.Correction{
+				Type:          reflection.InputFix,
+				Description:   "use the existing file " + fixed,
+				ModifiedInput: json.RawMessage(fmt.Sprintf(`{"path":%q}`, fixed)),
+			}
+		}
+	case strings.Contains(f.Error, "deprecated; use "):
+		alt := f.Error[strings.LastIndex(f.Error, " ")+1:]
+		a.IsRecoverable = true
+		a.Correction = &reflection.Correction{Type: reflection.ToolChange, Description: "switch to " + alt, AlternativeTool: alt}
+	case strings.Contains(f.Error, "permission denied"):
+		a.IsRecoverable, a.Severity = true, reflection.SeverityHigh
+		a.Correction = &reflection.Correction{Type: reflection.Escalate, Guidance: "an operator must grant write access"}
+	}
+	return a, nil
+}
+
+// closestFile finds a known file whose name starts like path.
+func (r ruleReflector) closestFile(path string) (string, bool) {
+	for name := range r.files {
+		if len(path) > 4 && strings.HasPrefix(name, path[:len(path)-4]) {
+			return name, true
+		}
+	}
+	return "", false
+}
+
+// traceObserver prints every step of the recovery loop.
+func traceObserver(w io.Writer) reflection.Observer {
+	return reflection.Observer{
+		DispatchStart: func(_ context.Context, attempt int, call reflection.ToolCall) {
+			fmt.Fprintf(w, "   attempt %d: %s %s\n", attempt+1, call.Name, call.Input)
+		},
+		DispatchDone: func(_ context.Context, _ int, res reflection.ToolResult, err error) {
+			switch {
+			case err != nil:
+				fmt.Fprintf(w, "     failed: %v\n", err)
+			case res.IsError:
+				fmt.Fprintf(w, "     failed: %s\n", res.Content)
+			}
+		},
+		Analyzed: func(_ context.Context, _ reflection.Failure, a reflection.FailureAnalysis, err error) {
+			if err != nil {
+				fmt.Fprintf(w, "     analysis failed: %v\n", err)
+				return
+			}
+			fix := "no correction"
+			if c := a.Correction; c != nil {
+				fix = string(c.Type)
+			}
+			fmt.Fprintf(w, "     analysis: recoverable=%t severity=%s, %s\n", a.IsRecoverable, a.Severity, fix)
+		},
+		Decided: func(_ context.Context, _ int, action reflection.RecoveryAction) {
+			fmt.Fprintf(w, "     decision: %s\n", action)
+		},
+		Corrected: func(_ context.Context, _ int, c reflection.Correction, applied bool, why string) {
+			if applied {
+				fmt.Fprintf(w, "     correction applied: %s\n", c.Description)
+			} else {
+				fmt.Fprintf(w, "     correction dropped: %s\n", why)
+			}
+		},
+	}
+}
+
+func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n      ") }

@@ -1,0 +1,86 @@
+package llm_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/llm"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// fakeFiles is a read_file tool over an in-memory file system that records
+// the inputs it was called with.
+type fakeFiles struct {
+	files map[string]string
+	mu    sync.Mutex
+	calls []string
+}
+
+func (fs *fakeFiles) dispatch(_ context.Context, call reflection.ToolCall) (reflection.ToolResult, error) {
+	fs.mu.Lock()
+	fs.calls = append(fs.calls, string(call.Input))
+	fs.mu.Unlock()
+	var in struct {
+		Path string `json:"path"`
+	}
+	if err := json.Unmarshal(call.Input, &in); err != nil {
+		return reflection.ToolResult{ID: call.ID, Content: "bad input: " + err.Error(), IsError: true}, nil
+	}
+	body, ok := fs.files[in.Path]
+	if !ok {
+		return reflection.ToolResult{ID: call.ID, Content: "open " + in.Path + ": no such file or directory (existing: docs/notes.md)", IsError: true}, nil
+	}
+	return reflection.ToolResult{ID: call.ID, Content: body}, nil
+}
+
+func TestDriverWithLLMReflectorFixesAWrongPath(t *testing.T) {
+	srv, client := newChatServer(t, func(int) (int, string) {
+		return http.StatusOK, completion(answer(true, "low", corr("input_fix", `{"path":"docs/notes.md"}`, nil, nil)))
+	})
+	fs := &fakeFiles{files: map[string]string{"docs/notes.md": "ship on friday"}}
+	lookup := func(tool string) (reflection.ToolSchema, bool) {
+		if tool != "read_file" {
+			return reflection.ToolSchema{}, false
+		}
+		return reflection.ToolSchema{Name: tool, InputSchema: json.RawMessage(readFileSchema)}, true
+	}
+	d := reflection.NewDriver(
+		reflection.WithReflector(llm.New(client)),
+		reflection.WithStrategy(reflection.NewExponentialBackoff(3).WithBaseDelay(time.Millisecond)),
+		reflection.WithSchemas(lookup),
+	)
+
+	ctx := reflection.ContextWithTask(context.Background(), "summarise the release notes")
+	res, err := d.Run(ctx, reflection.ToolCall{ID: "call_1", Name: "read_file", Input: json.RawMessage(`{"path":"doc/notes.md"}`)}, fs.dispatch)
+	require.NoError(t, err)
+	assert.Equal(t, reflection.ToolResult{ID: "call_1", Content: "ship on friday"}, res)
+	assert.Equal(t, []string{`{"path":"doc/notes.md"}`, `{"path":"docs/notes.md"}`}, fs.calls)
+	require.Equal(t, 1, srv.requests(), "one analysis")
+
+	user := userContent(t, srv)
+	assert.Equal(t, strings.Join([]string{
+		"Tool: read_file",
+		`Input: {"path":"doc/notes.md"}`,
+		`Schema: {"type":"object","properties":{"path":{"type":"string","minLength":1}},"required":["path"],"additionalProperties":false}`,
+		"Error: open doc/notes.md: no such file or directory (existing: docs/notes.md)",
+		"Task: summarise the release notes",
+		"Attempt: 1 of 6",
+	}, "\n"), user)
+}
+
+func TestDriverFailsSoftlyWhenTheModelBreaks(t *testing.T) {
+	_, client := newChatServer(t, func(int) (int, string) { return http.StatusInternalServerError, apiError("boom", "server_error") })
+	fs := &fakeFiles{files: map[string]string{}}
+	d := reflection.NewDriver(reflection.WithReflector(llm.New(client)))
+	res, err := d.Run(context.Background(), reflection.ToolCall{ID: "c", Name: "read_file", Input: json.RawMessage(`{"path":"x"}`)}, fs.dispatch)
+	require.NoError(t, err)
+	assert.True(t, res.IsError)
+	assert.Len(t, fs.calls, 1, "a broken reflector means no retry")
+}

@@ -1,0 +1,18 @@
+module github.com/loopctl-go/reflection/bench
+
+go 1.25
+
+replace github.com/loopctl-go/reflection => ../
+
+require (
+	github.com/avast/retry-go/v4 v4.7.0
+	github.com/cenkalti/backoff/v5 v5.0.3
+	github.com/failsafe-go/failsafe-go v0.9.8
+	github.com/loopctl-go/reflection v0.0.0-00010101000000-000000000000
+	github.com/sashabaranov/go-openai v1.43.0
+)
+
+require (
+	github.com/bits-and-blooms/bitset v1.24.4 // indirect
+	github.com/santhosh-tekuri/jsonschema/v5 v5.3.1 // indirect
+)

@@ -110,12 +110,17 @@ type correctionJSON struct {
 
 var errNoCorrectionType = errors.New("reflection: correction has no correction_type")
 
-// MarshalJSON writes every key, with null for an absent optional value.
+// MarshalJSON writes every key, with null for an absent optional value (an
+// empty ModifiedInput counts as absent).
 func (c Correction) MarshalJSON() ([]byte, error) {
+	var input json.RawMessage
+	if len(c.ModifiedInput) > 0 {
+		input = c.ModifiedInput
+	}
 	w := correctionJSON{
 		Type:            c.Type,
 		Description:     c.Description,
-		ModifiedInput:   c.ModifiedInput,
+		ModifiedInput:   input,
 		AlternativeTool: nullable(c.AlternativeTool),
 		Guidance:        nullable(c.Guidance),
 	}

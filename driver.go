@@ -143,9 +143,21 @@ func (o *outcome) failed() bool { return o.err != nil || o.res.IsError }
 // failureText is the text a failed outcome stands for.
 func (o *outcome) failureText() string {
 	if o.err != nil {
-		return o.err.Error()
+		return errorText(o.err)
 	}
 	return o.res.Content
+}
+
+// errorText returns err.Error(), or a description of err when Error panics
+// (a typed nil pointer returned as an error, say): a broken error value from
+// the host or a Reflector must not crash Run.
+func errorText(err error) (text string) {
+	defer func() {
+		if v := recover(); v != nil {
+			text = fmt.Sprintf("%T error whose Error method panicked: %v", err, v)
+		}
+	}()
+	return err.Error()
 }
 
 // dispatch runs one attempt, with its observer hooks, into o.
@@ -234,7 +246,7 @@ func (d *Driver) recoverCall(ctx context.Context, call ToolCall, dispatch Dispat
 					slog.String("tool", cur.Name), slog.String("call_id", call.ID),
 					slog.Int("attempt", attempt), slog.Any("error", err))
 			}
-			action = Fail{Reason: err.Error()}
+			action = Fail{Reason: errorText(err)}
 		} else {
 			action = decide(ctx, strategy, analysis, attempt)
 		}
@@ -242,6 +254,12 @@ func (d *Driver) recoverCall(ctx context.Context, call ToolCall, dispatch Dispat
 			obs.Decided(ctx, attempt, action)
 		}
 
+		if ctx.Err() != nil {
+			// ctx ended while the reflector or the strategy ran: the caller
+			// has gone (and a reflector error is then most likely the cancel
+			// itself), so the cancel is the answer, whatever was decided.
+			return d.hardStop(ctx, call, calls, text, stopError(ctx))
+		}
 		switch act := action.(type) {
 		case Retry:
 			if attempt == MaxRecoveryAttempts {
@@ -306,9 +324,10 @@ func decide(ctx context.Context, s RecoveryStrategy, a FailureAnalysis, attempt 
 }
 
 // hardStop ends Run with a non-nil error and an error result that carries
-// the latest failure text (or err's text when no attempt failed).
+// the latest failure text (or err's text when no attempt failed: calls is 0).
+// An empty failure text stays empty: it is what the tool said.
 func (d *Driver) hardStop(ctx context.Context, call ToolCall, calls int, text string, err error) (ToolResult, error) {
-	if text == "" {
+	if calls == 0 {
 		text = err.Error()
 	}
 	if l := d.logger; l != nil {

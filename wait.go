@@ -17,6 +17,11 @@ func (d *Driver) wait(ctx context.Context, attempt int, delay time.Duration) err
 	if delay == 0 {
 		return nil
 	}
+	if ctx.Err() != nil {
+		// Already cancelled: report that, not the deadline that a wait
+		// would also have passed.
+		return stopError(ctx)
+	}
 	if deadline, ok := ctx.Deadline(); ok && !deadline.After(time.Now().Add(delay)) {
 		return fmt.Errorf("reflection: retry in %v would end past the context deadline: %w", delay, context.DeadlineExceeded)
 	}

@@ -8,12 +8,12 @@ import (
 	"log/slog"
 )
 
-// correct applies c to cur before a retry and returns the call to run. Only
-// InputFix and ToolChange change anything; one that cannot apply is dropped
-// with a warning, and cur is returned unchanged.
-func (d *Driver) correct(ctx context.Context, attempt int, cur ToolCall, id string, c *Correction) ToolCall {
+// correct applies c to cur before a retry. Only InputFix and ToolChange
+// change anything; one that cannot apply is dropped with a warning, and cur
+// stays as it was.
+func (d *Driver) correct(ctx context.Context, attempt int, cur *ToolCall, id string, c *Correction) {
 	if c == nil {
-		return cur
+		return
 	}
 	var why string
 	switch c.Type {
@@ -26,7 +26,7 @@ func (d *Driver) correct(ctx context.Context, attempt int, cur ToolCall, id stri
 			cur.Name = c.AlternativeTool
 		}
 	default:
-		return cur // advisory: the retry runs unchanged
+		return // advisory: the retry runs unchanged
 	}
 	if obs := d.observer; obs != nil && obs.Corrected != nil {
 		obs.Corrected(ctx, attempt, *c, why == "", why)
@@ -42,7 +42,6 @@ func (d *Driver) correct(ctx context.Context, attempt int, cur ToolCall, id stri
 				slog.String("correction_type", string(c.Type)))
 		}
 	}
-	return cur
 }
 
 // inputFixProblem says why input cannot replace a call's input, or "".

@@ -151,27 +151,41 @@ func (o *outcome) failureText() string {
 // errorText returns err.Error(), or a description of err when Error panics
 // (a typed nil pointer returned as an error, say): a broken error value from
 // the host or a Reflector must not crash Run.
-func errorText(err error) (text string) {
-	defer func() {
-		if v := recover(); v != nil {
-			text = fmt.Sprintf("%T error whose Error method panicked: %v", err, v)
-		}
-	}()
-	return err.Error()
+func errorText(err error) string {
+	t := textOf{err: err}
+	t.fill()
+	return t.text
+}
+
+// textOf computes an error's text; fill defers a named function rather than
+// a closure, which keeps the retry path cheap.
+type textOf struct {
+	err  error
+	text string
+}
+
+func (t *textOf) fill() {
+	defer catchErrorText(t)
+	t.text = t.err.Error()
+}
+
+func catchErrorText(t *textOf) {
+	if v := recover(); v != nil {
+		t.text = fmt.Sprintf("%T error whose Error method panicked: %v", t.err, v)
+	}
 }
 
 // dispatch runs one attempt, with its observer hooks, into o.
-func (d *Driver) dispatch(ctx context.Context, attempt int, call ToolCall, fn DispatchFunc) outcome {
+func (d *Driver) dispatch(ctx context.Context, attempt int, call ToolCall, fn DispatchFunc, o *outcome) {
 	obs := d.observer
 	if obs != nil && obs.DispatchStart != nil {
 		obs.DispatchStart(ctx, attempt, call)
 	}
-	var o outcome
-	callDispatch(ctx, call, fn, &o)
+	*o = outcome{}
+	callDispatch(ctx, call, fn, o)
 	if obs != nil && obs.DispatchDone != nil {
 		obs.DispatchDone(ctx, attempt, o.res, o.err)
 	}
-	return o
 }
 
 // callDispatch calls fn and turns a panic into a failed outcome. It defers a
@@ -205,8 +219,10 @@ func (d *Driver) recoverCall(ctx context.Context, call ToolCall, dispatch Dispat
 	if first != nil {
 		o = *first
 	} else {
-		o = d.dispatch(ctx, 0, call, dispatch)
+		d.dispatch(ctx, 0, call, dispatch, &o)
 	}
+	// The parts of the Failure that stay the same for the whole call.
+	f := Failure{Task: TaskFromContext(ctx), MaxAttempts: MaxRecoveryAttempts + 1}
 	for attempt := 0; ; attempt++ {
 		if !o.failed() {
 			o.res.ID = call.ID
@@ -218,25 +234,19 @@ func (d *Driver) recoverCall(ctx context.Context, call ToolCall, dispatch Dispat
 			return d.hardStop(ctx, call, calls, text, stopError(ctx))
 		}
 
-		f := Failure{
-			Error:       text,
-			Tool:        cur.Name,
-			Input:       cur.Input,
-			Task:        TaskFromContext(ctx),
-			Attempt:     attempt,
-			MaxAttempts: MaxRecoveryAttempts + 1,
-		}
+		f.Error, f.Tool, f.Input, f.Attempt, f.Schema = text, cur.Name, cur.Input, attempt, nil
 		if d.schemas != nil {
 			if s, ok := d.schemas(cur.Name); ok {
 				f.Schema = &s
 			}
 		}
-		analysis, err := analyze(ctx, reflector, f)
+		var an analysis
+		analyze(ctx, reflector, &f, &an)
 		if obs := d.observer; obs != nil && obs.Analyzed != nil {
-			obs.Analyzed(ctx, f, analysis, err)
+			obs.Analyzed(ctx, f, an.a, an.err)
 		}
 		var action RecoveryAction
-		if err != nil {
+		if err := an.err; err != nil {
 			if l := d.logger; l != nil {
 				level := slog.LevelError
 				if errors.Is(err, ErrSkipped) {
@@ -248,7 +258,7 @@ func (d *Driver) recoverCall(ctx context.Context, call ToolCall, dispatch Dispat
 			}
 			action = Fail{Reason: errorText(err)}
 		} else {
-			action = decide(ctx, strategy, analysis, attempt)
+			action = decide(ctx, strategy, &an.a, attempt)
 		}
 		if obs := d.observer; obs != nil && obs.Decided != nil {
 			obs.Decided(ctx, attempt, action)
@@ -270,7 +280,7 @@ func (d *Driver) recoverCall(ctx context.Context, call ToolCall, dispatch Dispat
 			if err := d.wait(ctx, attempt, act.Delay); err != nil {
 				return d.hardStop(ctx, call, calls, text, err)
 			}
-			cur = d.correct(ctx, attempt, cur, call.ID, analysis.Correction)
+			d.correct(ctx, attempt, &cur, call.ID, an.a.Correction)
 		case AskUser:
 			d.logDecision(ctx, slog.LevelInfo, cur, call.ID, attempt, action)
 			return d.finished(ctx, calls, ToolResult{ID: call.ID, Content: text + "\n\n" + humanDecision(act.Prompt), IsError: true}, nil)
@@ -282,7 +292,7 @@ func (d *Driver) recoverCall(ctx context.Context, call ToolCall, dispatch Dispat
 		if ctx.Err() != nil {
 			return d.hardStop(ctx, call, calls, text, stopError(ctx))
 		}
-		o = d.dispatch(ctx, attempt+1, cur, dispatch)
+		d.dispatch(ctx, attempt+1, cur, dispatch, &o)
 	}
 }
 
@@ -294,25 +304,29 @@ func humanDecision(prompt string) string {
 	return "A human decision is needed before this call can be retried: " + prompt
 }
 
-// analyze calls the Reflector, turning a panic into an error.
-func analyze(ctx context.Context, r Reflector, f Failure) (a FailureAnalysis, err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			a, err = FailureAnalysis{}, &panicError{where: "reflector", value: v}
-		}
-	}()
-	return r.Analyze(ctx, f)
+// analysis is what the Reflector answered, or the panic it raised.
+type analysis struct {
+	a   FailureAnalysis
+	err error
+}
+
+// analyze calls the Reflector into out, turning a panic into an error.
+func analyze(ctx context.Context, r Reflector, f *Failure, out *analysis) {
+	defer catchReflector(out)
+	out.a, out.err = r.Analyze(ctx, *f)
+}
+
+func catchReflector(out *analysis) {
+	if v := recover(); v != nil {
+		*out = analysis{err: &panicError{where: "reflector", value: v}}
+	}
 }
 
 // decide asks the strategy and keeps only the four action values; anything
 // else (nil, a pointer, a panic) becomes Fail.
-func decide(ctx context.Context, s RecoveryStrategy, a FailureAnalysis, attempt int) (action RecoveryAction) {
-	defer func() {
-		if v := recover(); v != nil {
-			action = Fail{Reason: (&panicError{where: "recovery strategy", value: v}).Error()}
-		}
-	}()
-	action = s.Decide(ctx, a, attempt, MaxRecoveryAttempts+1)
+func decide(ctx context.Context, s RecoveryStrategy, a *FailureAnalysis, attempt int) RecoveryAction {
+	var action RecoveryAction
+	askStrategy(ctx, s, a, attempt, &action)
 	switch action.(type) {
 	case Retry, Skip, AskUser, Fail:
 		return action
@@ -320,6 +334,18 @@ func decide(ctx context.Context, s RecoveryStrategy, a FailureAnalysis, attempt 
 		return Fail{Reason: "recovery strategy returned no action"}
 	default:
 		return Fail{Reason: fmt.Sprintf("recovery strategy returned unsupported action %T", action)}
+	}
+}
+
+// askStrategy calls the strategy into out, turning a panic into Fail.
+func askStrategy(ctx context.Context, s RecoveryStrategy, a *FailureAnalysis, attempt int, out *RecoveryAction) {
+	defer catchStrategy(out)
+	*out = s.Decide(ctx, *a, attempt, MaxRecoveryAttempts+1)
+}
+
+func catchStrategy(out *RecoveryAction) {
+	if v := recover(); v != nil {
+		*out = Fail{Reason: (&panicError{where: "recovery strategy", value: v}).Error()}
 	}
 }
 

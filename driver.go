@@ -126,8 +126,7 @@ func (d *Driver) Run(ctx context.Context, call ToolCall, dispatch DispatchFunc) 
 	var o outcome
 	callDispatch(ctx, call, dispatch, &o)
 	if o.err == nil && !o.res.IsError {
-		o.res.ID = call.ID
-		return o.res, nil
+		return ToolResult{ID: call.ID, Content: o.res.Content}, nil
 	}
 	return d.recoverCall(ctx, call, dispatch, &o)
 }
@@ -192,7 +191,11 @@ func (d *Driver) dispatch(ctx context.Context, attempt int, call ToolCall, fn Di
 // named function rather than a closure: on the happy path that is nearly free.
 func callDispatch(ctx context.Context, call ToolCall, fn DispatchFunc, o *outcome) {
 	defer catchDispatch(o, call.Name)
-	o.res, o.err = fn(ctx, call)
+	// Results go through locals and are stored field by field: copying the
+	// whole struct just after the call stalls on store forwarding.
+	res, err := fn(ctx, call)
+	o.res.ID, o.res.Content, o.res.IsError = res.ID, res.Content, res.IsError
+	o.err = err
 }
 
 func catchDispatch(o *outcome, tool string) {

@@ -1,0 +1,40 @@
+package llm
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/loopctl-go/reflection"
+)
+
+// BenchmarkCheckInputFix measures the schema check of an InputFix alone,
+// with the tool schema already compiled (warm) and compiled on every call
+// (cold, a fresh Reflector each time).
+func BenchmarkCheckInputFix(b *testing.B) {
+	schema := json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","minLength":1},` +
+		`"offset":{"type":"integer","minimum":0}},"required":["path"],"additionalProperties":false}`)
+	f := reflection.Failure{Tool: "read_file", Schema: &reflection.ToolSchema{Name: "read_file", InputSchema: schema}}
+	a := reflection.FailureAnalysis{IsRecoverable: true, Correction: &reflection.Correction{
+		Type: reflection.InputFix, ModifiedInput: json.RawMessage(`{"path":"docs/notes.md","offset":0}`),
+	}}
+	b.Run("cache=warm", func(b *testing.B) {
+		r := New(nil)
+		if err := r.checkInputFix(f, a); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := r.checkInputFix(f, a); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("cache=cold", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := New(nil).checkInputFix(f, a); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -92,3 +92,27 @@ func TestValidateRecoversFromPanics(t *testing.T) {
 		t.Fatal("validating with a nil schema should fail, not panic")
 	}
 }
+
+// TestSchemaCacheCompilesOnceUnderConcurrency asks for one new schema from
+// many goroutines at once: all of them must get the single compiled result.
+func TestSchemaCacheCompilesOnceUnderConcurrency(t *testing.T) {
+	c := newSchemaCache(4)
+	doc := []byte(`{"type":"object","properties":{"path":{"type":"string"}}}`)
+	got := make([]any, 32)
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Go(func() {
+			sch, err := c.get(doc)
+			if err != nil {
+				t.Error(err)
+			}
+			got[i] = sch
+		})
+	}
+	wg.Wait()
+	for i, sch := range got {
+		if sch != got[0] {
+			t.Fatalf("goroutine %d got another compiled schema: compiled more than once", i)
+		}
+	}
+}

@@ -41,44 +41,45 @@ func compileSchema(url string, doc []byte) (sch *jsonschema.Schema, err error) {
 }
 
 // schemaCache keeps compiled tool schemas, keyed by their exact bytes, so each
-// distinct schema is compiled once. A schema that does not compile is kept
-// too, with its error. When the cache is full an arbitrary entry makes room.
-// It is safe for concurrent use.
+// distinct schema is compiled once, even when many goroutines ask for it at
+// the same time: the first compiles, the others wait for its result. A schema
+// that does not compile is kept too, with its error. When the cache is full an
+// arbitrary entry makes room. It is safe for concurrent use.
 type schemaCache struct {
 	mu      sync.Mutex
 	limit   int
-	entries map[string]compiled
+	entries map[string]*compiled
 }
 
+// compiled is one cache entry; once guards the compilation.
 type compiled struct {
-	sch *jsonschema.Schema
-	err error
+	once sync.Once
+	sch  *jsonschema.Schema
+	err  error
 }
 
 func newSchemaCache(limit int) *schemaCache {
-	return &schemaCache{limit: limit, entries: make(map[string]compiled)}
+	return &schemaCache{limit: limit, entries: make(map[string]*compiled)}
 }
 
 // get returns the compiled form of doc, compiling it on first use.
 func (c *schemaCache) get(doc []byte) (*jsonschema.Schema, error) {
 	c.mu.Lock()
 	e, ok := c.entries[string(doc)]
-	c.mu.Unlock()
-	if ok {
-		return e.sch, e.err
-	}
-	// Compile outside the lock; two goroutines may race to compile the same
-	// schema, and either result is as good as the other.
-	e.sch, e.err = compileSchema(toolSchemaURL, doc)
-	c.mu.Lock()
-	if _, dup := c.entries[string(doc)]; !dup && len(c.entries) >= c.limit {
-		for k := range c.entries {
-			delete(c.entries, k)
-			break
+	if !ok {
+		if len(c.entries) >= c.limit {
+			for k := range c.entries {
+				delete(c.entries, k)
+				break
+			}
 		}
+		e = &compiled{}
+		c.entries[string(doc)] = e
 	}
-	c.entries[string(doc)] = e
 	c.mu.Unlock()
+	// Compile outside the lock, so one slow schema does not hold up lookups
+	// of the others.
+	e.once.Do(func() { e.sch, e.err = compileSchema(toolSchemaURL, doc) })
 	return e.sch, e.err
 }
 

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/loopctl-go/reflection"
@@ -192,7 +193,11 @@ func TestLoadSharedDriver(t *testing.T) {
 	start := time.Now()
 	var heap1, heapN uint64
 	for round := 1; round <= rounds; round++ {
-		runRound(round)
+		// Each round runs in a synctest bubble: the retry delays and the
+		// short deadlines use the fake clock (no real sleeps), the goroutines
+		// still run in parallel for the race detector, and the bubble ends
+		// only when every goroutine it started has exited.
+		synctest.Test(t, func(*testing.T) { runRound(round) })
 		switch round {
 		case 1:
 			heap1 = heap()
@@ -217,11 +222,8 @@ func TestLoadSharedDriver(t *testing.T) {
 	if errCount["exhausted"] == 0 || errCount["nil"] == 0 {
 		t.Errorf("outcomes not mixed enough: %v", errCount)
 	}
-	// Goroutines: back to where they were (a Run never leaves one behind).
-	deadline := time.Now().Add(2 * time.Second)
-	for runtime.NumGoroutine() > baseGoroutines && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	// Goroutines: back to where they were (a Run never leaves one behind;
+	// synctest.Test has already waited for every goroutine of the rounds).
 	if n := runtime.NumGoroutine(); n > baseGoroutines {
 		t.Errorf("%d goroutines after the rounds, %d before", n, baseGoroutines)
 	}

@@ -187,8 +187,12 @@ func FuzzApplyCorrection(f *testing.F) {
 			if len(retried.Input) > limitBytes {
 				t.Fatalf("retried input is %d bytes, over the limit %d", len(retried.Input), limitBytes)
 			}
+			// UseNumber: a JSON object may hold numbers beyond float64's
+			// range, and it is still a JSON object.
 			var obj map[string]any
-			if json.Unmarshal(retried.Input, &obj) != nil || obj == nil {
+			dec := json.NewDecoder(bytes.NewReader(retried.Input))
+			dec.UseNumber()
+			if dec.Decode(&obj) != nil || obj == nil || dec.More() {
 				t.Fatalf("retried input %q is not a JSON object", retried.Input)
 			}
 			if c == nil || c.Type != reflection.InputFix || !bytes.Equal(retried.Input, c.ModifiedInput) {

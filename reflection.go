@@ -29,6 +29,10 @@ type Failure struct {
 // concurrent use: one Driver calls its Reflector from every goroutine that
 // runs a call. An error (wrap ErrInternal or ErrSkipped) makes the Driver
 // give up on the call softly.
+//
+// The Driver does not copy byte slices: Failure.Input is the call's current
+// input, and a Correction's ModifiedInput becomes the retried call's input as
+// it is. A Reflector must not modify either after Analyze returns.
 type Reflector interface {
 	Analyze(ctx context.Context, f Failure) (FailureAnalysis, error)
 }

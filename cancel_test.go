@@ -417,3 +417,40 @@ func TestCancelErrorText(t *testing.T) {
 	require.ErrorIs(t, err, errHostGone)
 	assert.True(t, strings.HasPrefix(err.Error(), "reflection: "), "error %q should carry the package prefix", err)
 }
+
+// TestCancelInsideWaitingHook cancels from the Observer's Waiting hook, the
+// last moment before a wait: with a delay whose end is past the deadline the
+// cancel must still be what Run reports, and with no delay the next dispatch
+// must not happen.
+func TestCancelInsideWaitingHook(t *testing.T) {
+	tests := []struct {
+		name  string
+		delay time.Duration
+	}{
+		{"delay past the deadline", time.Hour},
+		{"no delay", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				start := time.Now()
+				tool := alwaysFails()
+				d := reflection.NewDriver(
+					reflection.WithReflector(recoverable()),
+					reflection.WithStrategy(reflection.StrategyFunc(func(context.Context, reflection.FailureAnalysis, int, int) reflection.RecoveryAction {
+						return reflection.Retry{Delay: tt.delay}
+					})),
+					reflection.WithObserver(reflection.Observer{Waiting: func(context.Context, int, time.Duration) { cancel() }}),
+				)
+				res, err := d.Run(ctx, testCall, tool.dispatch)
+				require.ErrorIs(t, err, context.Canceled)
+				assert.NotErrorIs(t, err, context.DeadlineExceeded)
+				assert.Equal(t, reflection.ToolResult{ID: "call-1", Content: "boom 1", IsError: true}, res)
+				assert.Len(t, tool.Calls(), 1, "no dispatch after the cancel")
+				assert.Zero(t, time.Since(start), "Run must not wait")
+			})
+		})
+	}
+}

@@ -125,7 +125,7 @@ func (d *Driver) Run(ctx context.Context, call ToolCall, dispatch DispatchFunc) 
 	}
 	var o outcome
 	callDispatch(ctx, call, dispatch, &o)
-	if o.err == nil && !o.res.IsError {
+	if !o.failed() {
 		return ToolResult{ID: call.ID, Content: o.res.Content}, nil
 	}
 	return d.recoverCall(ctx, call, dispatch, &o)
@@ -180,15 +180,15 @@ func (d *Driver) dispatch(ctx context.Context, attempt int, call ToolCall, fn Di
 	if obs != nil && obs.DispatchStart != nil {
 		obs.DispatchStart(ctx, attempt, call)
 	}
-	*o = outcome{}
 	callDispatch(ctx, call, fn, o)
 	if obs != nil && obs.DispatchDone != nil {
 		obs.DispatchDone(ctx, attempt, o.res, o.err)
 	}
 }
 
-// callDispatch calls fn and turns a panic into a failed outcome. It defers a
-// named function rather than a closure: on the happy path that is nearly free.
+// callDispatch calls fn and turns a panic into a failed outcome; it sets
+// every field of o either way. It defers a named function rather than a
+// closure: on the happy path that is nearly free.
 func callDispatch(ctx context.Context, call ToolCall, fn DispatchFunc, o *outcome) {
 	defer catchDispatch(o, call.Name)
 	// Results go through locals and are stored field by field: copying the

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Severity ranks how bad a failure is. The constants are ordered, so
@@ -173,4 +174,10 @@ type FailureAnalysis struct {
 	Severity      Severity    `json:"severity"`
 	Correction    *Correction `json:"correction"` // nil: no correction known
 	Context       string      `json:"context"`
+
+	// RetryAfter is the earliest retry the failing service allows (a
+	// Retry-After header, say); 0 when none is known. On a Retry the Driver
+	// waits at least this long, and a hint above WithMaxRetryAfter's cap turns
+	// the retry into Fail. Its key is left out of JSON when it is 0.
+	RetryAfter time.Duration `json:"retry_after,omitempty"`
 }

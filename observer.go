@@ -48,3 +48,84 @@ func (o *Observer) empty() bool {
 	return o.DispatchStart == nil && o.DispatchDone == nil && o.Analyzed == nil &&
 		o.Decided == nil && o.Waiting == nil && o.Corrected == nil && o.Finished == nil
 }
+
+// JoinObservers returns an Observer whose every hook calls the same hook of
+// each argument, in order, skipping the unset ones. A hook that no argument
+// sets stays unset in the result, so it still costs nothing. WithObserver
+// keeps one Observer: a host and an adapter that both observe join theirs.
+func JoinObservers(obs ...Observer) Observer {
+	all := append([]Observer(nil), obs...)
+	var j Observer
+	set := func(has func(*Observer) bool) bool {
+		for i := range all {
+			if has(&all[i]) {
+				return true
+			}
+		}
+		return false
+	}
+	if set(func(o *Observer) bool { return o.DispatchStart != nil }) {
+		j.DispatchStart = func(ctx context.Context, attempt int, call ToolCall) {
+			for i := range all {
+				if h := all[i].DispatchStart; h != nil {
+					h(ctx, attempt, call)
+				}
+			}
+		}
+	}
+	if set(func(o *Observer) bool { return o.DispatchDone != nil }) {
+		j.DispatchDone = func(ctx context.Context, attempt int, res ToolResult, err error) {
+			for i := range all {
+				if h := all[i].DispatchDone; h != nil {
+					h(ctx, attempt, res, err)
+				}
+			}
+		}
+	}
+	if set(func(o *Observer) bool { return o.Analyzed != nil }) {
+		j.Analyzed = func(ctx context.Context, f Failure, a FailureAnalysis, err error) {
+			for i := range all {
+				if h := all[i].Analyzed; h != nil {
+					h(ctx, f, a, err)
+				}
+			}
+		}
+	}
+	if set(func(o *Observer) bool { return o.Decided != nil }) {
+		j.Decided = func(ctx context.Context, attempt int, action RecoveryAction) {
+			for i := range all {
+				if h := all[i].Decided; h != nil {
+					h(ctx, attempt, action)
+				}
+			}
+		}
+	}
+	if set(func(o *Observer) bool { return o.Waiting != nil }) {
+		j.Waiting = func(ctx context.Context, attempt int, delay time.Duration) {
+			for i := range all {
+				if h := all[i].Waiting; h != nil {
+					h(ctx, attempt, delay)
+				}
+			}
+		}
+	}
+	if set(func(o *Observer) bool { return o.Corrected != nil }) {
+		j.Corrected = func(ctx context.Context, attempt int, c Correction, applied bool, why string) {
+			for i := range all {
+				if h := all[i].Corrected; h != nil {
+					h(ctx, attempt, c, applied, why)
+				}
+			}
+		}
+	}
+	if set(func(o *Observer) bool { return o.Finished != nil }) {
+		j.Finished = func(ctx context.Context, calls int, res ToolResult, err error) {
+			for i := range all {
+				if h := all[i].Finished; h != nil {
+					h(ctx, calls, res, err)
+				}
+			}
+		}
+	}
+	return j
+}

@@ -23,6 +23,12 @@ type Failure struct {
 	Task        string          // what the agent is trying to do; may be empty
 	Attempt     int             // 0-indexed: 0 is the original call
 	MaxAttempts int             // calls allowed in all, the original included
+
+	// Err is the error dispatch returned on this attempt, so a Reflector can
+	// use errors.Is and errors.As; nil when the failure was a result with
+	// IsError. For a panic in dispatch it matches ErrPanicked; for an attempt
+	// cut short by WithAttemptTimeout it matches context.DeadlineExceeded.
+	Err error
 }
 
 // Reflector analyses a failed tool call. Implementations must be safe for

@@ -458,11 +458,55 @@ func (st *propStep) text(tool string) propText {
 	return propText{} // typed nil or panicky Error: any non-empty text
 }
 
+// propFailureErr is what Failure.Err must be for a failed attempt.
+type propFailureErr int
+
+const (
+	propErrNil      propFailureErr = iota // a result with IsError: no error
+	propErrReturned                       // the error dispatch returned
+	propErrPanic                          // a recovered panic: matches ErrPanicked
+)
+
+// failureErr says what Failure.Err must be after a failure of kind o.
+func (o propOutcome) failureErr() propFailureErr {
+	switch o {
+	case propOutIsError:
+		return propErrNil
+	case propOutPanicString, propOutPanicError, propOutPanicNil:
+		return propErrPanic
+	}
+	return propErrReturned
+}
+
+// check returns what is wrong with err, or "".
+func (k propFailureErr) check(err error) string {
+	switch k {
+	case propErrNil:
+		if err != nil {
+			return "want nil for a result with IsError"
+		}
+	case propErrPanic:
+		if !errors.Is(err, reflection.ErrPanicked) {
+			return "want an error matching ErrPanicked"
+		}
+	default:
+		if err == nil {
+			return "want the error dispatch returned"
+		}
+		var nilErr *relNilError
+		if errors.As(err, &nilErr) || errors.Is(err, reflection.ErrPanicked) {
+			return "" // the typed nil itself, or an error whose Error panics
+		}
+	}
+	return ""
+}
+
 // propWant is the model's prediction for one scenario.
 type propWant struct {
 	dispatched  []reflection.ToolCall
 	failures    []reflection.Failure // what the reflector must see (Error checked apart)
 	texts       []propText           // failure text per failed attempt
+	errs        []propFailureErr     // what Failure.Err must be per failed attempt
 	strategy    []int                // attempts the strategy is asked about
 	elapsed     time.Duration
 	errKind     propErrKind
@@ -562,6 +606,7 @@ func (s *propScenario) model() propWant {
 		w.anyFailure = true
 		w.lastText = st.text(cur.Name)
 		w.texts = append(w.texts, w.lastText)
+		w.errs = append(w.errs, st.outcome.failureErr())
 		w.elapsed = now
 		if done != propErrNone { // step 2: failure after ctx ended
 			return finishHard(done)
@@ -971,7 +1016,12 @@ func (s *propScenario) check(t *testing.T, want propWant) {
 		if !want.texts[i].match(got.Error) {
 			t.Errorf("Failure[%d].Error = %q, want %v", i, got.Error, want.texts[i])
 		}
-		got.Error = ""
+		if i < len(want.errs) {
+			if msg := want.errs[i].check(got.Err); msg != "" {
+				t.Errorf("Failure[%d].Err = %#v: %s", i, got.Err, msg)
+			}
+		}
+		got.Error, got.Err = "", nil
 		if !reflect.DeepEqual(got, w) {
 			t.Errorf("Failure[%d]:\n got %+v\nwant %+v", i, got, w)
 		}

@@ -127,15 +127,17 @@ func retryAfter(d time.Duration) *fakeStrategy {
 
 // logRecord is one line of a JSON slog handler.
 type logRecord struct {
-	Level   string `json:"level"`
-	Msg     string `json:"msg"`
-	Tool    string `json:"tool"`
-	Reason  string `json:"reason"`
-	Error   string `json:"error"`
-	Action  string `json:"action"`
-	Prompt  string `json:"prompt"`
-	Detail  string `json:"detail"`
-	AltTool string `json:"alternative_tool"`
+	Level     string `json:"level"`
+	Msg       string `json:"msg"`
+	Tool      string `json:"tool"`
+	Reason    string `json:"reason"`
+	Error     string `json:"error"`
+	Action    string `json:"action"`
+	Prompt    string `json:"prompt"`
+	Detail    string `json:"detail"`
+	AltTool   string `json:"alternative_tool"`
+	ErrorType string `json:"error_type"`
+	Failure   string `json:"failure"`
 }
 
 // logBuffer is a debug-level slog.Logger writing JSON lines to a buffer.

@@ -2,6 +2,7 @@ package reflection
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 )
 
@@ -27,7 +28,7 @@ func (d *Driver) logReflectorError(ctx context.Context, r *Recovery, err error) 
 	case safeIs(err, ErrSkipped):
 		level, kind = slog.LevelInfo, "skipped"
 	}
-	attrs := d.callAttrs(r.cur.Name, r.call.ID, r.attempt, slog.String("error_kind", kind))
+	attrs := d.failureAttrs(r, level, d.callAttrs(r.cur.Name, r.call.ID, r.attempt, slog.String("error_kind", kind)))
 	attrs = d.sensitive(attrs, level, "error", errorText(err))
 	l.LogAttrs(ctx, level, "reflection: reflector failed", attrs...)
 }
@@ -59,7 +60,16 @@ func (d *Driver) logDecision(ctx context.Context, r *Recovery) {
 		attrs = d.callAttrs(r.cur.Name, r.call.ID, r.attempt, slog.String("action", "fail"))
 		attrs = d.sensitive(attrs, level, "reason", act.Reason)
 	}
-	l.LogAttrs(ctx, level, "reflection: recovery decision", attrs...)
+	l.LogAttrs(ctx, level, "reflection: recovery decision", d.failureAttrs(r, level, attrs)...)
+}
+
+// failureAttrs adds what is known of the current failure: the type of the
+// error dispatch returned (never sensitive) and its text (sensitive).
+func (d *Driver) failureAttrs(r *Recovery, level slog.Level, attrs []slog.Attr) []slog.Attr {
+	if r.fail.Err != nil {
+		attrs = append(attrs, slog.String("error_type", fmt.Sprintf("%T", r.fail.Err)))
+	}
+	return d.sensitive(attrs, level, "failure", r.fail.Error)
 }
 
 // logFix logs a correction: applied at Debug, dropped at Warn.

@@ -12,7 +12,7 @@ const Redacted = "[REDACTED]"
 // Each prefix is a provider's documented key format.
 var secretShapes = regexp.MustCompile(strings.Join([]string{
 	`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----`, // PEM private keys
-	`\bsk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`,                     // OpenAI, Anthropic
+	`(?:\b|_)sk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`,               // OpenAI, Anthropic
 	`\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}`,                                 // Stripe secret and restricted keys
 	`\bAIza[0-9A-Za-z_-]{35}`,                                                    // Google API keys
 	`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`,                                              // AWS access key IDs

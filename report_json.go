@@ -392,7 +392,13 @@ func joinRaw(raw json.RawMessage, text *string) json.RawMessage {
 	if len(raw) == 0 {
 		return nil
 	}
-	return bytes.Clone(raw)
+	// splitRaw wrote raw only when it was compact; compacting undoes any
+	// indentation added since (json.MarshalIndent, a pretty printer).
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return bytes.Clone(raw)
+	}
+	return b.Bytes()
 }
 
 // reproducible reports whether encoding/json writes b, a raw message, back

@@ -140,14 +140,9 @@ func (c *cache) lookup(key string) (FailureAnalysis, bool) {
 }
 
 // store keeps a under key, evicting the least recently used answer when the
-// cache is full. c.mu is held.
+// cache is full. The key is not in the cache: only a miss makes a call, and
+// only one call per key runs at a time. c.mu is held.
 func (c *cache) store(key string, a FailureAnalysis) {
-	if el, ok := c.entries[key]; ok {
-		e := el.Value.(*cacheEntry)
-		e.a, e.stored = a, time.Now()
-		c.order.MoveToFront(el)
-		return
-	}
 	for c.order.Len() >= c.size {
 		oldest := c.order.Back()
 		c.order.Remove(oldest)

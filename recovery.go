@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"time"
 )
 
@@ -451,11 +450,3 @@ func catchStrategy(out *RecoveryAction) {
 // humanInputDescription describes, in a report and to observers, the input a
 // human gave with an approval.
 const humanInputDescription = "input given by a human"
-
-// attemptWord is "1 attempt" or "N attempts".
-func attemptWord(n int) string {
-	if n == 1 {
-		return "1 attempt"
-	}
-	return strconv.Itoa(n) + " attempts"
-}

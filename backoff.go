@@ -25,8 +25,13 @@ type ExponentialBackoff struct {
 	maxRetries int
 	base       time.Duration
 	max        time.Duration
-	jitter     float64     // in [0, 1]; 0 is off
-	rng        *lockedRand // nil: math/rand/v2's default source
+	jitter     *jitter // nil: no jitter; kept behind a pointer so Decide's copy stays small
+}
+
+// jitter is how an ExponentialBackoff spreads its delays.
+type jitter struct {
+	fraction float64     // in [0, 1]
+	rng      *lockedRand // nil: math/rand/v2's default source
 }
 
 // lockedRand guards a caller's rand.Source, which is not safe for concurrent
@@ -77,7 +82,9 @@ func (b ExponentialBackoff) WithJitter(fraction float64) ExponentialBackoff {
 	case fraction > 1:
 		fraction = 1
 	}
-	b.jitter = fraction
+	j := b.jitterOrZero()
+	j.fraction = fraction
+	b.jitter = &j
 	return b
 }
 
@@ -86,16 +93,24 @@ func (b ExponentialBackoff) WithJitter(fraction float64) ExponentialBackoff {
 // seeded source makes the draws reproducible; a workflow engine's replay-safe
 // source makes them deterministic. nil means math/rand/v2's default source.
 func (b ExponentialBackoff) WithRandSource(src rand.Source) ExponentialBackoff {
-	if src == nil {
-		b.rng = nil
-		return b
+	j := b.jitterOrZero()
+	j.rng = nil
+	if src != nil {
+		j.rng = &lockedRand{r: rand.New(src)}
 	}
-	b.rng = &lockedRand{r: rand.New(src)}
+	b.jitter = &j
 	return b
 }
 
-// Jitter returns the fraction set by WithJitter.
-func (b ExponentialBackoff) Jitter() float64 { return b.jitter }
+func (b ExponentialBackoff) jitterOrZero() jitter {
+	if b.jitter == nil {
+		return jitter{}
+	}
+	return *b.jitter
+}
+
+// Jitter returns the fraction set by WithJitter; 0 means none.
+func (b ExponentialBackoff) Jitter() float64 { return b.jitterOrZero().fraction }
 
 // MaxRetries returns the number of retries b allows.
 func (b ExponentialBackoff) MaxRetries() int { return b.maxRetries }
@@ -143,14 +158,14 @@ func (b ExponentialBackoff) Decide(_ context.Context, a FailureAnalysis, attempt
 		return AskUser{Prompt: "high-severity failure with correction available: " + a.RootCause}
 	}
 	d := b.DelayFor(attempt)
-	if b.jitter > 0 && d > 0 {
-		d -= b.draw(time.Duration(b.jitter * float64(d)))
+	if j := b.jitter; j != nil && j.fraction > 0 && d > 0 {
+		d -= j.draw(time.Duration(j.fraction * float64(d)))
 	}
 	return Retry{Delay: d}
 }
 
 // draw returns a duration drawn uniformly from [0, span].
-func (b ExponentialBackoff) draw(span time.Duration) time.Duration {
+func (j *jitter) draw(span time.Duration) time.Duration {
 	if span <= 0 {
 		return 0
 	}
@@ -158,8 +173,8 @@ func (b ExponentialBackoff) draw(span time.Duration) time.Duration {
 	if n < 1<<62 {
 		n++ // include span itself
 	}
-	if b.rng != nil {
-		return time.Duration(b.rng.int64N(n))
+	if j.rng != nil {
+		return time.Duration(j.rng.int64N(n))
 	}
 	return time.Duration(rand.Int64N(n))
 }

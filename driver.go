@@ -185,7 +185,15 @@ func (d *Driver) drive(ctx context.Context, call ToolCall, dispatch DispatchFunc
 				d.dispatchStep(ctx, &r, dispatch, &o)
 			}
 		case phaseAnalyze:
-			d.analyzeStep(ctx, &r, reflector)
+			if !plain || d.logger != nil {
+				d.analyzeStep(ctx, &r, reflector)
+				continue
+			}
+			analyze(ctx, reflector, &r.fail, &r.an)
+			r.analyzed()
+			if ctx.Err() != nil {
+				r.Stop(stopError(ctx)) // see analyzeStep
+			}
 		case phaseWait:
 			if err := d.wait(ctx, r.attempt, r.wait); err != nil {
 				r.Stop(err)

@@ -27,7 +27,6 @@ import (
 type Recovery struct {
 	s    *settings       // read only, but for EnableAsk on a copy of its own
 	ctx  context.Context // what the strategy's Decide receives
-	task string
 
 	call    ToolCall // as the model made it
 	cur     ToolCall // as the next dispatch runs it: corrections applied
@@ -115,9 +114,11 @@ func (d *Driver) NewRecovery(ctx context.Context, call ToolCall) *Recovery {
 func (r *Recovery) init(ctx context.Context, call ToolCall, s *settings) {
 	r.s = s
 	r.ctx = ctx
-	r.task = TaskFromContext(ctx)
 	r.call = call
 	r.cur = call
+	// The parts of every Failure that stay the same for the whole call.
+	r.fail.Task = TaskFromContext(ctx)
+	r.fail.MaxAttempts = MaxRecoveryAttempts + 1
 }
 
 // EnableAsk tells r that its runtime can put questions to a human, so an
@@ -186,9 +187,9 @@ func (r *Recovery) dispatched(o *outcome, start, end time.Time) {
 	} else {
 		f.Error = o.res.Content
 	}
-	f.Tool, f.Input, f.Task = r.cur.Name, r.cur.Input, r.task
-	f.Attempt, f.MaxAttempts, f.Err, f.Schema = r.attempt, MaxRecoveryAttempts+1, o.err, nil
+	f.Tool, f.Input, f.Attempt, f.Err = r.cur.Name, r.cur.Input, r.attempt, o.err
 	if r.s.schemas != nil {
+		f.Schema = nil
 		if sch, ok := r.s.schemas(r.cur.Name); ok {
 			f.Schema = &sch
 		}
@@ -231,10 +232,8 @@ func (r *Recovery) analyzed() {
 				&ToolRecoveryExhaustedError{Tool: r.call.Name, Attempts: r.calls}, OutcomeExhausted)
 			return
 		}
-		if r.an.a.RetryAfter > 0 || r.fail.Err != nil {
-			if r.refuseHint() {
-				return
-			}
+		if r.findHint() > 0 && r.refuseHint() {
+			return
 		}
 		r.wait = max(act.Delay, r.hint, 0)
 		r.phase = phaseWait
@@ -246,7 +245,7 @@ func (r *Recovery) analyzed() {
 			r.endSoft(text+"\n\n"+humanDecision(act.Prompt), OutcomeAskedUser)
 			return
 		}
-		if r.refuseHint() {
+		if r.findHint() > 0 && r.refuseHint() {
 			return
 		}
 		r.phase = phaseAsk
@@ -257,11 +256,19 @@ func (r *Recovery) analyzed() {
 	}
 }
 
-// refuseHint finds the rate-limit hint of the current failure and, when it
-// is above the cap, turns the retry into Fail (no call is wasted on a service
-// that said no) and reports true.
+// findHint sets r.hint to the rate-limit hint of the current failure: the
+// larger of the analysis' RetryAfter and the hint in the error's chain.
+func (r *Recovery) findHint() time.Duration {
+	r.hint = max(r.an.a.RetryAfter, 0)
+	if r.fail.Err != nil {
+		r.hint = max(r.hint, retryAfterOf(r.fail.Err))
+	}
+	return r.hint
+}
+
+// refuseHint turns the retry into Fail when the hint is above the cap (no
+// call is wasted on a service that said no) and reports whether it did.
 func (r *Recovery) refuseHint() bool {
-	r.hint = max(r.an.a.RetryAfter, retryAfterOf(r.fail.Err), 0)
 	limit := r.s.hintCap()
 	if r.hint <= limit {
 		return false

@@ -332,3 +332,18 @@ func TestClientWithoutAnOpenAIClient(t *testing.T) {
 	_, err = nilClient.CreateChatCompletion(context.Background(), req)
 	assert.EqualError(t, err, "openai: client has no openai-go client")
 }
+
+func TestClientRequestOptionsOverrideTheClients(t *testing.T) {
+	// The agent's client retries (openai-go's default); the Reflector's
+	// requests need not: a request option given to NewClient wins.
+	srv, _ := newChatServer(t, func(int, map[string]any) (int, string) {
+		return http.StatusServiceUnavailable, apiError("overloaded", "server_error", "overloaded")
+	})
+	retrying := openai.NewClient(option.WithAPIKey("test-key"), option.WithBaseURL(srv.srv.URL+"/v1/"), option.WithHTTPClient(srv.srv.Client()))
+	_, err := reflectopenai.NewClient(&retrying, option.WithMaxRetries(0)).CreateChatCompletion(context.Background(),
+		goopenai.ChatCompletionRequest{Model: "m", Messages: []goopenai.ChatCompletionMessage{{Role: "user", Content: "hi"}}})
+	var apiErr *openai.Error
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, http.StatusServiceUnavailable, apiErr.StatusCode)
+	assert.Len(t, srv.requests(), 1, "no retry")
+}

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/http"
 	"reflect"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -524,4 +526,47 @@ func TestParseRetryAfterZones(t *testing.T) {
 			assert.Equal(t, 30*time.Second, got)
 		})
 	}
+}
+
+// FuzzParseRetryAfter: any header value gives a duration that is never
+// negative, 0 when it is refused; every run of digits is accepted; a date is
+// accepted only when net/http reads it too, and the IMF-fixdate and asctime
+// forms give what net/http's reading gives.
+func FuzzParseRetryAfter(f *testing.F) {
+	for _, seed := range []string{
+		"120", "0", " 7\t", "99999999999999999999", "-1", "1.5", "",
+		"Thu, 05 Mar 2026 12:00:30 GMT", "Thursday, 05-Mar-26 12:01:00 GMT", "Thu Mar  5 12:00:45 2026",
+		"Sun, 06 Nov 1994 08:49:37 GMT", "Wednesday, 01-Jan-76 00:00:00 GMT", "soon",
+	} {
+		f.Add(seed)
+	}
+	now := time.Date(2026, time.March, 5, 12, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, value string) {
+		d, ok := reflection.ParseRetryAfter(value, now)
+		if d < 0 {
+			t.Fatalf("ParseRetryAfter(%q) = %v, negative", value, d)
+		}
+		if !ok && d != 0 {
+			t.Fatalf("ParseRetryAfter(%q) = %v, false: a refusal must give 0", value, d)
+		}
+		trimmed := strings.Trim(value, " \t")
+		digits := trimmed != "" && strings.Trim(trimmed, "0123456789") == ""
+		if digits {
+			if !ok {
+				t.Fatalf("ParseRetryAfter(%q) refuses delta-seconds", value)
+			}
+			return
+		}
+		_, httpErr := http.ParseTime(trimmed)
+		if ok && httpErr != nil {
+			t.Fatalf("ParseRetryAfter(%q) accepts a date net/http refuses: %v", value, httpErr)
+		}
+		for _, layout := range []string{http.TimeFormat, time.ANSIC} {
+			if at, err := time.Parse(layout, trimmed); err == nil {
+				if want := max(at.Sub(now), 0); !ok || d != want {
+					t.Fatalf("ParseRetryAfter(%q) = %v, %v; want %v, true", value, d, ok, want)
+				}
+			}
+		}
+	})
 }

@@ -271,3 +271,25 @@ func TestJitterDriverWaitsTheDraw(t *testing.T) {
 		assert.NotEqual(t, []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}, got, "jittered")
 	})
 }
+
+// BenchmarkJitterDecide measures one Retry decision of the stock backoff,
+// without jitter, with the default source, and with a seeded source behind
+// the backoff's lock.
+func BenchmarkJitterDecide(b *testing.B) {
+	ctx := context.Background()
+	for _, bc := range []struct {
+		name    string
+		backoff reflection.ExponentialBackoff
+	}{
+		{"off", reflection.NewExponentialBackoff(5)},
+		{"default source", reflection.NewExponentialBackoff(5).WithJitter(0.5)},
+		{"seeded source", reflection.NewExponentialBackoff(5).WithJitter(0.5).WithRandSource(rand.NewPCG(1, 2))},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				_ = bc.backoff.Decide(ctx, jitterRecoverable, i%5, 6)
+			}
+		})
+	}
+}

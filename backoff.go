@@ -2,6 +2,7 @@ package reflection
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"sync"
@@ -159,9 +160,20 @@ func (b ExponentialBackoff) Decide(_ context.Context, a FailureAnalysis, attempt
 	}
 	d := b.DelayFor(attempt)
 	if j := b.jitter; j != nil && j.fraction > 0 && d > 0 {
-		d -= j.draw(time.Duration(j.fraction * float64(d)))
+		d -= j.draw(jitterSpan(j.fraction, d))
 	}
 	return Retry{Delay: d}
+}
+
+// jitterSpan returns fraction·d. For the largest delays the product rounds
+// up to 2⁶³, which no Duration holds (the conversion would overflow and turn
+// jitter off): it saturates instead.
+func jitterSpan(fraction float64, d time.Duration) time.Duration {
+	span := fraction * float64(d)
+	if span >= math.MaxInt64 { // float64(math.MaxInt64) is 2⁶³
+		return math.MaxInt64
+	}
+	return time.Duration(span)
 }
 
 // draw returns a duration drawn uniformly from [0, span].

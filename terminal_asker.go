@@ -57,6 +57,11 @@ func (t *terminalAsker) Ask(ctx context.Context, q Question) (Answer, error) {
 		return Answer{}, ctx.Err()
 	}
 	defer func() { <-t.turn }()
+	if err := ctx.Err(); err != nil {
+		// The select above picks at random when both cases are ready: a
+		// question whose ctx has ended is neither written nor given a line.
+		return Answer{}, err
+	}
 	if t.ended != nil {
 		return Answer{}, t.ended
 	}

@@ -345,6 +345,11 @@ func (r *Recovery) Stop(err error) {
 	if err == nil {
 		err = errStopped
 	}
+	if r.phase == phaseWait && r.rep != nil {
+		if w := r.current().Wait; w != nil {
+			w.Stopped = true
+		}
+	}
 	text := r.fail.Error
 	if r.calls == 0 {
 		text = errorText(err)

@@ -39,8 +39,9 @@ type Attempt struct {
 
 // Wait is a wait between two attempts.
 type Wait struct {
-	Delay time.Duration `json:"delay"`          // the wait actually taken
-	Hint  time.Duration `json:"hint,omitempty"` // the rate-limit hint behind it; Delay is at least this
+	Delay   time.Duration `json:"delay"`             // the wait to take: the strategy's delay or the hint, whichever is longer
+	Hint    time.Duration `json:"hint,omitempty"`    // the rate-limit hint behind it; Delay is at least this
+	Stopped bool          `json:"stopped,omitempty"` // the call stopped instead: the runtime refused the wait or its context ended during it
 }
 
 // Ask is a question put to a human (WithAsker) and what came back.

@@ -284,6 +284,9 @@ func TestRetryAfterDeadline(t *testing.T) {
 				assert.Equal(t, reflection.ToolResult{ID: askCall.ID, Content: "429 Too Many Requests", IsError: true}, rep.Result)
 				assert.Zero(t, time.Since(start), "refused at once, not after waiting")
 				assert.Len(t, tool.Calls(), 1)
+				require.Len(t, rep.Attempts, 1)
+				assert.Equal(t, &reflection.Wait{Delay: tt.refused, Hint: tt.hint, Stopped: true}, rep.Attempts[0].Wait,
+					"the report marks the wait that was never taken")
 			})
 		})
 	}

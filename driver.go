@@ -74,6 +74,23 @@ func NewDriver(opts ...Option) *Driver {
 	return d
 }
 
+// With returns a new Driver with d's settings and opts applied after them;
+// d is unchanged. A nil d starts from the defaults. Adapters use it to add
+// what they know (a schema lookup for the one tool they wrap, an observer
+// joined with the host's) to a Driver the host built.
+func (d *Driver) With(opts ...Option) *Driver {
+	out := &Driver{}
+	if d != nil {
+		*out = *d
+	}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(out)
+		}
+	}
+	return out
+}
+
 // defaultDriver stands in for a nil *Driver.
 var defaultDriver Driver
 

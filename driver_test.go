@@ -1077,3 +1077,26 @@ func TestRunHardStopLogged(t *testing.T) {
 		})
 	}
 }
+
+// TestDriverWith: With adds options to a copy and leaves the Driver alone.
+func TestDriverWith(t *testing.T) {
+	known := func(name string) (reflection.ToolSchema, bool) { return reflection.ToolSchema{Name: name}, name == "cat" }
+	change := &reflection.Correction{Type: reflection.ToolChange, AlternativeTool: "rm"}
+	base := reflection.NewDriver(reflection.WithReflector(correctOnce(change)), reflection.WithStrategy(retryAfter(0)))
+	narrowed := base.With(reflection.WithSchemas(known))
+
+	tool := &fakeTool{fails: 1}
+	_, err := narrowed.Run(context.Background(), testCall, tool.dispatch)
+	require.NoError(t, err)
+	assert.Equal(t, "read_file", tool.Calls()[1].Name, "the copy drops a switch its lookup does not know")
+
+	tool = &fakeTool{fails: 1}
+	_, err = base.With().Run(context.Background(), testCall, tool.dispatch)
+	require.NoError(t, err)
+	assert.Equal(t, "rm", tool.Calls()[1].Name, "the original keeps its settings")
+
+	var nilDriver *reflection.Driver
+	res, err := nilDriver.With(nil).Run(context.Background(), testCall, (&fakeTool{}).dispatch)
+	require.NoError(t, err)
+	assert.False(t, res.IsError)
+}

@@ -176,7 +176,7 @@ func (m *member) textOnly(r *schema.ToolResult) (string, error) {
 	var b strings.Builder
 	for _, p := range r.Parts {
 		if p.Type != schema.ToolPartTypeText {
-			return "", fmt.Errorf("reflectioneino: tool %q returned a %s part, which a text result cannot carry", m.runInfo.Name, p.Type)
+			return "", fmt.Errorf("reflectioneino: tool %q returned %s content, which a text result cannot carry", m.runInfo.Name, p.Type)
 		}
 		b.WriteString(p.Text)
 	}

@@ -18,9 +18,9 @@ import (
 // interruptPoint is what a caller of eino reads from an interrupt error
 // (the ID, a random UUID, aside).
 type interruptPoint struct {
-	Address     string
-	Info        any
-	RootCause   bool
+	Address   string
+	Info      any
+	RootCause bool
 }
 
 func interruptPoints(t *testing.T, err error) []interruptPoint {

@@ -80,7 +80,9 @@ func TestToolsetBuildsSchemasOnce(t *testing.T) {
 // baseOnly has a ToolInfo but no way to run.
 type baseOnly struct{}
 
-func (baseOnly) Info(context.Context) (*schema.ToolInfo, error) { return &schema.ToolInfo{Name: "idle"}, nil }
+func (baseOnly) Info(context.Context) (*schema.ToolInfo, error) {
+	return &schema.ToolInfo{Name: "idle"}, nil
+}
 
 func TestNewToolsetRefusesBadTools(t *testing.T) {
 	unnamed := newTextTool("", nil)

@@ -258,3 +258,14 @@ func (o *optionTool) InvokableRun(ctx context.Context, args string, opts ...tool
 	*o.seen = u.name
 	return o.textTool.InvokableRun(ctx, args, opts...)
 }
+
+func TestPanickingTool(t *testing.T) {
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			boom := newTextTool("boom", func(context.Context, string) (string, error) { panic("nil map write") })
+			out, err := m.run(context.Background(), toolsetGraph(t, reflection.NewDriver(), boom), assistant(call("c1", "boom", `{}`)))
+			require.NoError(t, err, "the Driver recovers a panic into a failure the model sees")
+			assert.Equal(t, []string{`tool "boom" panicked: nil map write`}, contents(out))
+		})
+	}
+}

@@ -4,6 +4,10 @@ go 1.25
 
 replace github.com/loopctl-go/reflection => ../..
 
+// eino v0.7.36 asks for github.com/bytedance/sonic v1.14.1, which does not
+// build on Go 1.26: v1.15.5 does.
+require github.com/bytedance/sonic v1.15.5 // indirect
+
 require (
 	github.com/cloudwego/eino v0.7.36
 	github.com/eino-contrib/jsonschema v1.0.3
@@ -17,7 +21,6 @@ require (
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
 	github.com/buger/jsonparser v1.1.1 // indirect
 	github.com/bytedance/gopkg v0.1.3 // indirect
-	github.com/bytedance/sonic v1.15.5 // indirect
 	github.com/bytedance/sonic/loader v0.5.3 // indirect
 	github.com/cloudwego/base64x v0.1.6 // indirect
 	github.com/dustin/go-humanize v1.0.1 // indirect

@@ -59,7 +59,8 @@ func TestReactAgent(t *testing.T) {
 				require.NoError(t, err)
 				log := &callbackLog{}
 
-				answer, err := m.run(context.Background(), a, question, agent.WithComposeOptions(compose.WithCallbacks(log.handler())))
+				ctx := reflection.ContextWithTask(context.Background(), "tell the user the weather in Paris")
+				answer, err := m.run(ctx, a, question, agent.WithComposeOptions(compose.WithCallbacks(log.handler())))
 				require.NoError(t, err)
 
 				assert.Equal(t, "tools said: sunny in Paris", answer.Content)
@@ -79,6 +80,7 @@ func TestReactAgent(t *testing.T) {
 				failures := r.Failures()
 				require.Len(t, failures, 2)
 				assert.Equal(t, "old_weather", failures[0].Tool)
+				assert.Equal(t, "tell the user the weather in Paris", failures[0].Task, "the task travels through eino in ctx")
 				assert.Equal(t, "weather", failures[1].Tool)
 				require.NotNil(t, failures[1].Schema)
 				assert.Equal(t, "weather", failures[1].Schema.Name)

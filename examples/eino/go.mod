@@ -7,6 +7,10 @@ replace (
 	github.com/loopctl-go/reflection/contrib/eino => ../../contrib/eino
 )
 
+// eino v0.7.36 asks for github.com/bytedance/sonic v1.14.1, which does not
+// build on Go 1.26: v1.15.5 does.
+require github.com/bytedance/sonic v1.15.5 // indirect
+
 require (
 	github.com/cloudwego/eino v0.7.36
 	github.com/loopctl-go/reflection v0.0.0-00010101000000-000000000000
@@ -18,7 +22,6 @@ require (
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
 	github.com/buger/jsonparser v1.1.1 // indirect
 	github.com/bytedance/gopkg v0.1.3 // indirect
-	github.com/bytedance/sonic v1.15.5 // indirect
 	github.com/bytedance/sonic/loader v0.5.3 // indirect
 	github.com/cloudwego/base64x v0.1.6 // indirect
 	github.com/dustin/go-humanize v1.0.1 // indirect

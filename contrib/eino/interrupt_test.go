@@ -2,6 +2,7 @@ package reflectioneino_test
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 
@@ -157,4 +158,40 @@ func TestInterruptAndResume(t *testing.T) {
 	assert.Equal(t, "tools said: paid, approved by ada", out.Content)
 	assert.Len(t, pay.Calls(), 2)
 	assert.Empty(t, r.Failures())
+}
+
+// An interrupt on a retry, from the same tool after an InputFix or from the
+// tool a ToolChange switched to, passes through like one on the first call.
+func TestInterruptOnARetry(t *testing.T) {
+	tests := []struct {
+		name     string
+		analysis reflection.FailureAnalysis
+		tool     string
+	}{
+		{"after an input fix", inputFix(`{"city":"Paris"}`), "pay"},
+		{"after a tool change", toolChange("pay_v2"), "pay_v2"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pay := newTextTool("pay", func(ctx context.Context, args string) (string, error) {
+				if c, _ := city(args); c == "Paris" {
+					return "", tool.Interrupt(ctx, "approve the payment?")
+				}
+				return "", errors.New("pay: unknown city")
+			})
+			payV2 := newTextTool("pay_v2", func(ctx context.Context, _ string) (string, error) {
+				return "", tool.Interrupt(ctx, "approve the payment?")
+			})
+			r := newReflector(tc.analysis)
+			_, err := toolsetGraph(t, retryingDriver(r), pay, payV2).Invoke(context.Background(),
+				assistant(call("c1", "pay", `{"city":"Pariss"}`)))
+			require.Error(t, err)
+			points := interruptPoints(t, err)
+			require.Len(t, points, 1)
+			assert.Equal(t, "approve the payment?", points[0].Info)
+			assert.Equal(t, "runnable:;node:node_0;tool:pay:c1", points[0].Address,
+				"eino addresses the interrupt by the model's call")
+			assert.Len(t, r.Failures(), 1, "the Reflector was asked about the failure, not about the interrupt")
+		})
+	}
 }

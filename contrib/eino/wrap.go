@@ -19,11 +19,11 @@ import (
 // map as Middleware says: a soft end returns the failure text with a nil
 // error, so a ToolsNode around the wrapper does not abort the graph.
 //
-// The wrapper knows only t: an InputFix reruns t, but a ToolChange cannot
-// run t under another name. A call whose correction names another tool
-// fails with an error matching ErrUnknownTool, which the Reflector sees
-// like any failure, and t is not run for it. Use a Toolset to let a
-// ToolChange switch between tools.
+// The wrapper knows only t: it runs the calls through a copy of d
+// (Driver.With) whose schema lookup knows t alone, so the Reflector sees t's
+// schema, an InputFix reruns t, and a ToolChange to any other name is dropped
+// by the Driver like a switch to an unregistered tool (the retry reruns t
+// unchanged). Use a Toolset to let a ToolChange switch between tools.
 //
 // Info is t's own. In a ToolsNode the wrapper has t's RunInfo type and fires
 // callbacks as t would: a tool that fires its own does so on every attempt;
@@ -42,7 +42,8 @@ func WrapTool(ctx context.Context, d *reflection.Driver, t tool.InvokableTool) (
 	if err != nil {
 		return nil, fmt.Errorf("reflectioneino: WrapTool: %w", err)
 	}
-	return &wrappedTool{tool: t, driver: d, name: s.Name, typ: implType(t)}, nil
+	own := func(name string) (reflection.ToolSchema, bool) { return s, name == s.Name }
+	return &wrappedTool{tool: t, driver: d.With(reflection.WithSchemas(own)), name: s.Name, typ: implType(t)}, nil
 }
 
 // wrappedTool is what WrapTool returns.
@@ -68,9 +69,6 @@ func (w *wrappedTool) IsCallbacksEnabled() bool { return components.IsCallbacksE
 func (w *wrappedTool) InvokableRun(ctx context.Context, argumentsInJSON string, opts ...tool.Option) (string, error) {
 	call := reflection.ToolCall{ID: compose.GetToolCallID(ctx), Name: w.name, Input: json.RawMessage(argumentsInJSON)}
 	res, err := run(ctx, w.driver, call, func(ctx context.Context, call reflection.ToolCall) (reflection.ToolResult, error) {
-		if call.Name != w.name {
-			return reflection.ToolResult{}, fmt.Errorf("%w %q (this wrapper runs only %q)", ErrUnknownTool, call.Name, w.name)
-		}
 		out, err := w.tool.InvokableRun(ctx, string(call.Input), opts...)
 		return reflection.ToolResult{Content: out}, err
 	})

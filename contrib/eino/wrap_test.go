@@ -42,7 +42,7 @@ func TestWrapToolOnItsOwn(t *testing.T) {
 			args: `{}`, want: "still down", calls: reflection.MaxRecoveryAttempts + 1, failures: reflection.MaxRecoveryAttempts + 1},
 		{name: "a tool change cannot run the tool under another name", tool: weatherTool(),
 			reflector: newReflector(toolChange("forecast"), reflection.FailureAnalysis{RootCause: "give up"}),
-			args:      `{"city":"Lyon"}`, want: `reflectioneino: unknown tool "forecast" (this wrapper runs only "weather")`, calls: 1, failures: 2},
+			args:      `{"city":"Lyon"}`, want: `no such city: "Lyon"`, calls: 2, failures: 2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -50,12 +50,20 @@ func TestWrapToolOnItsOwn(t *testing.T) {
 			if tc.reflector != nil {
 				d = retryingDriver(tc.reflector)
 			}
-			got, err := wrap(t, d, tc.tool).InvokableRun(ctx, tc.args)
+			w := wrap(t, d, tc.tool)
+			info, err := w.Info(ctx)
+			require.NoError(t, err)
+			got, err := w.InvokableRun(ctx, tc.args)
 			require.NoError(t, err, "a soft result is never an error")
 			assert.Equal(t, tc.want, got)
 			assert.Len(t, tc.tool.Calls(), tc.calls)
 			if tc.reflector != nil {
-				assert.Len(t, tc.reflector.Failures(), tc.failures)
+				failures := tc.reflector.Failures()
+				assert.Len(t, failures, tc.failures)
+				for _, f := range failures {
+					require.NotNil(t, f.Schema, "the Reflector sees the wrapped tool's schema")
+					assert.Equal(t, info.Name, f.Schema.Name)
+				}
 			}
 		})
 	}

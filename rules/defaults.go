@@ -83,6 +83,8 @@ var stockRules = sync.OnceValue(func() []Rule {
 		// Text: what must not be taken for what it resembles.
 		{Name: "go-runtime-bug", When: goRuntimeFailure(),
 			Then: Skip("a Go runtime failure is a bug, not a transient condition")},
+		{Name: "credential-timeout", When: credentialFetchTimedOut(),
+			Then: Transient("fetching credentials timed out")},
 		{Name: "auth", When: Any(textStatus(401), authWording()), Then: auth},
 		{Name: "too-large", When: tooLargeWording(),
 			Then: Skip("the request is too large for the service; only a smaller request can succeed")},

@@ -57,8 +57,9 @@ var (
 
 	// A sentence that asks for a wait ("Please try again in 2.4s", "retry
 	// after 20 seconds", "Too Many Requests: retry after 35", "Please retry
-	// in 43.1s", "wait 30 seconds before").
-	retryPhrasePattern = regexp.MustCompile(`(?:(?:retry|retrying|try again|try back)\s+(?:after|in)|` +
+	// in 43.1s", "you may retry this request in 30 seconds", "wait 30
+	// seconds before").
+	retryPhrasePattern = regexp.MustCompile(`(?:(?:retry|retrying|try again|try back)(?: (?:this|the|your) request)?\s+(?:after|in)|` +
 		`(?:please )?wait(?:ing)?(?: for)?)\s+(?:about |approximately |at least )?` + delayPattern)
 
 	// Google's RetryInfo as JSON ("retryDelay": "43s").

@@ -1,5 +1,11 @@
 package rules
 
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
 // The wording of the stock table. Every condition reads the lower-cased
 // text. Each pattern sits behind needles (plain substrings that any match
 // must contain), so a text that has none of them costs a few substring
@@ -22,6 +28,22 @@ func goRuntimeFailure() Condition {
 // not allowed. "forbidden" alone is left to the last rule, because GitHub
 // sends some rate limits as 403 Forbidden.
 func authWording() Condition {
+	return Any(authPhrases(), apiKeyTrouble())
+}
+
+// apiKeyTrouble holds when an API key is said to be invalid, missing or
+// expired, in any of the ways APIs word it ("Invalid API Key provided",
+// "You have not provided a valid API Key", "forgot to include an API key",
+// "invalid value: api_key = ...").
+func apiKeyTrouble() Condition {
+	return pattern(`(?:invalid|incorrect|missing|expired|revoked|not (?:a )?valid|no valid|not provided|forgot to include|not found)\W+(?:\w+\W+){0,4}?api[ _-]?key\b|`+
+		`\bapi[ _-]?key\W+(?:\w+\W+){0,3}?(?:is |was |has )?(?:invalid|incorrect|missing|expired|revoked|not (?:valid|found|provided))`,
+		"api key", "api_key", "api-key", "apikey")
+}
+
+// authPhrases are the fixed words of authentication and permission
+// failures.
+func authPhrases() Condition {
 	return phrases(
 		// API keys and tokens.
 		"incorrect api key", "invalid api key", "invalid_api_key", "invalid x-api-key",
@@ -55,6 +77,32 @@ func authWording() Condition {
 // tooLargeWording holds when the request is too large for the service: a
 // 429 or ResourceExhausted that no wait can cure.
 func tooLargeWording() Condition {
+	return Any(tooLargePhrases(), Condition{match: requestExceedsLimit})
+}
+
+// requestExceedsLimitPattern reads the figures of a token or request rate
+// limit as OpenAI and Groq state them: "Limit 30000, Used 29937, Requested
+// 385", "Limit 7000, Used 0, Requested ~12903".
+var requestExceedsLimitPattern = regexp.MustCompile(`limit:?\s*([\d,]+)(?:\s*/\s*\w+)?[,.;]?\s*(?:used:?\s*[\d,]+[,.;]?\s*)?requested:?\s*~?([\d,]+)`)
+
+// requestExceedsLimit holds when a rate limit's message shows that the
+// request alone asks for more than the whole limit: no wait can let it
+// through.
+func requestExceedsLimit(v *failureView) bool {
+	if !strings.Contains(v.lower, "requested") {
+		return false
+	}
+	m := requestExceedsLimitPattern.FindStringSubmatch(v.lower)
+	if m == nil {
+		return false
+	}
+	limit, err1 := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
+	requested, err2 := strconv.Atoi(strings.ReplaceAll(m[2], ",", ""))
+	return err1 == nil && err2 == nil && requested > limit
+}
+
+// tooLargePhrases are the fixed words of a request too large to pass.
+func tooLargePhrases() Condition {
 	return phrases(
 		"request too large", "larger than max", "message too large",
 		"maximum context length", "context_length_exceeded", "context length exceeded",
@@ -115,7 +163,7 @@ func overloadWording() Condition {
 			"server is too busy", "high demand", "resource has been exhausted", "resource exhausted",
 			"temporarily unavailable", "service unavailable", "serviceunavailable",
 			"insufficient capacity", "insufficientinstancecapacity", "at capacity",
-			"upstream connect error",
+			"upstream connect error", "is currently loading",
 		),
 	)
 }
@@ -134,6 +182,11 @@ func grpcTransient() Condition {
 // timeoutWording holds when an operation timed out. A sentence about a
 // timeout setting ("timeout must be positive", "invalid timeout") does not.
 func timeoutWording() Condition {
+	return Any(timeoutPhrases(), pattern(`^\W*(?:timeout|timed out|time out)\W*$`, "time"))
+}
+
+// timeoutPhrases are the fixed words of an operation that timed out.
+func timeoutPhrases() Condition {
 	return phrases(
 		"i/o timeout", "deadline exceeded", "deadlineexceeded", "deadline_exceeded",
 		"timed out", "timedout", "timeout exceeded", "timeout expired", "timeout awaiting",
@@ -178,7 +231,18 @@ func databaseWording() Condition {
 		"the database system is starting up", "the database system is shutting down",
 		"the database system is in recovery mode", "too many clients already", "too many connections",
 		"remaining connection slots are reserved", "terminating connection due to administrator command",
-		"loading redis is loading", "busy redis is busy", "tryagain", "clusterdown",
+		"is loading the dataset in memory", "busy redis is busy", "tryagain", "clusterdown",
+		"could not obtain lock", "could not be acquired immediately", "55p03",
 		"can't write against a read only replica",
+	)
+}
+
+// credentialFetchTimedOut holds when an "unauthenticated" failure says the
+// credentials could not be fetched in time (gRPC's per-RPC credentials, an
+// OAuth token endpoint that timed out): a network timeout, not a rejection.
+func credentialFetchTimedOut() Condition {
+	return All(
+		phrases("per-rpc creds failed", "cannot fetch token", "failed to fetch token", "failed to refresh token"),
+		timeoutWording(),
 	)
 }

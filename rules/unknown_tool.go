@@ -16,14 +16,16 @@ var unknownToolNeedles = []string{"tool", "function"}
 // servers say that a tool does not exist: "unknown tool \"x\"" (the MCP Go
 // SDK), "Unknown tool: x" (the MCP Python SDK), "Tool x not found" (the MCP
 // TypeScript SDK, eino), "no such tool: x", "unknown function x", "x is not
-// a valid tool" (LangChain, langchaingo). The name is the one group that matched. It
-// runs on the lower-cased text, whose offsets are those of the original.
+// a valid tool" (LangChain, langchaingo), or a bare "Unknown tool". The name
+// is the one group that matched (none for the bare form). It runs on the
+// lower-cased text, whose offsets are those of the original.
 var unknownToolPattern = regexp.MustCompile(
 	`(?:unknown|unrecognized|unregistered|undefined|unsupported|invalid) (?:tool|function)(?: name)?(?:\s*[:=]\s*|\s+)["'\x60]?([\w.\-/]+)|` +
 		`no (?:such )?(?:tool|function)(?: named| called| with name)?(?:\s*[:=]\s*|\s+)["'\x60]?([\w.\-/]+)|` +
 		`(?:tool|function) not found(?:\s*[:=]\s*|\s+)["'\x60]?([\w.\-/]+)|` +
 		`(?:tool|function)\s+["'\x60]?([\w.\-/]+)["'\x60]?\s+(?:was )?(?:not found|does not exist|doesn't exist|is not (?:found|available|registered|defined|supported))|` +
-		`["'\x60]?([\w.\-/]+)["'\x60]? is not a valid tool`)
+		`["'\x60]?([\w.\-/]+)["'\x60]? is not a valid tool|` +
+		`^\W*(?:unknown|unrecognized) (?:tool|function)\W*$`)
 
 // UnknownTool returns a rule for a call to a tool that does not exist: when
 // the failure says so ("unknown tool \"serach\"", "Tool serach not found",

@@ -182,7 +182,13 @@ func grpcTransient() Condition {
 // timeoutWording holds when an operation timed out. A sentence about a
 // timeout setting ("timeout must be positive", "invalid timeout") does not.
 func timeoutWording() Condition {
-	return Any(timeoutPhrases(), pattern(`^\W*(?:timeout|timed out|time out)\W*$`, "time"))
+	return Any(
+		timeoutPhrases(),
+		// Stripe's lock_timeout, but not a setting such as deadlock_timeout.
+		pattern(`\block_timeout\b`, "lock_timeout"),
+		// A message that is nothing but a timeout (OkHttp's "timeout").
+		pattern(`^\W*(?:timeout|timed out|time out)\W*$`, "time"),
+	)
 }
 
 // timeoutPhrases are the fixed words of an operation that timed out.
@@ -192,7 +198,7 @@ func timeoutPhrases() Condition {
 		"timed out", "timedout", "timeout exceeded", "timeout expired", "timeout awaiting",
 		"timeout was reached", "handshake timeout", "upstream request timeout",
 		"timeouterror", "timeoutexception", "sockettimeout", "etimedout",
-		"due to lock timeout", "lock_timeout",
+		"due to lock timeout",
 	)
 }
 

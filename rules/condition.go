@@ -170,18 +170,28 @@ func checked(fn string, cs []Condition) []Condition {
 	return slices.Clone(cs)
 }
 
-// phrases holds when the lower-cased text contains any of needles, which must
-// be lower-case already (the stock table's cheap test).
-func phrases(needles ...string) Condition {
-	return Condition{match: func(v *failureView) bool { return containsAny(v.lower, needles) }}
+// phrases holds when the lower-cased text contains any of needles, which
+// must be lower case already (the stock table's cheap test).
+func (s *needleSet) phrases(needles ...string) Condition {
+	ids := s.add(needles...)
+	return Condition{match: func(v *failureView) bool {
+		found := v.needlesFound(s)
+		for _, id := range ids {
+			if found.has(id) {
+				return true
+			}
+		}
+		return false
+	}}
 }
 
 // pattern holds when the lower-cased text contains one of needles and then
 // matches re, written for lower-case text (the stock table's precise test,
 // behind a cheap one).
-func pattern(re string, needles ...string) Condition {
+func (s *needleSet) pattern(re string, needles ...string) Condition {
 	compiled := regexp.MustCompile(re)
+	cheap := s.phrases(needles...)
 	return Condition{match: func(v *failureView) bool {
-		return containsAny(v.lower, needles) && compiled.MatchString(v.lower)
+		return cheap.match(v) && compiled.MatchString(v.lower)
 	}}
 }

@@ -55,8 +55,13 @@ var stockRules = sync.OnceValue(func() []Rule {
 	)
 	auth := Escalate("authentication or permission failure", authGuidance)
 
-	rateLimited := rateLimitWording()
-	permanent := Any(tooLargeWording(), quotaWording())
+	// Every phrase of the table goes into one automaton, so a text is read
+	// once however many rules ask about it.
+	n := &needleSet{}
+	defer n.compile()
+
+	rateLimited := rateLimitWording(n)
+	permanent := Any(tooLargeWording(n), quotaWording(n))
 
 	return []Rule{
 		// Typed errors.
@@ -81,36 +86,36 @@ var stockRules = sync.OnceValue(func() []Rule {
 			Then: Transient("the service answered with a transient HTTP status")},
 
 		// Text: what must not be taken for what it resembles.
-		{Name: "go-runtime-bug", When: goRuntimeFailure(),
+		{Name: "go-runtime-bug", When: goRuntimeFailure(n),
 			Then: Skip("a Go runtime failure is a bug, not a transient condition")},
-		{Name: "credential-timeout", When: credentialFetchTimedOut(),
+		{Name: "credential-timeout", When: credentialFetchTimedOut(n),
 			Then: Transient("fetching credentials timed out")},
-		{Name: "auth", When: Any(textStatus(401), authWording()), Then: auth},
-		{Name: "too-large", When: tooLargeWording(),
+		{Name: "auth", When: Any(textStatus(401), authWording(n)), Then: auth},
+		{Name: "too-large", When: tooLargeWording(n),
 			Then: Skip("the request is too large for the service; only a smaller request can succeed")},
-		{Name: "quota", When: quotaWording(),
+		{Name: "quota", When: quotaWording(n),
 			Then: Escalate("the account's quota or billing limit is used up", quotaGuidance)},
 
 		// Text: transient failures.
 		{Name: "rate-limit", When: rateLimited, Then: Transient("the service is rate limiting the caller")},
-		{Name: "overloaded", When: overloadWording(), Then: Transient("the service is overloaded or briefly unavailable")},
+		{Name: "overloaded", When: overloadWording(n), Then: Transient("the service is overloaded or briefly unavailable")},
 		{Name: "retry-hint", When: Condition{match: func(v *failureView) bool {
 			_, ok := v.retryAfter()
 			return ok
 		}}, Then: Transient("the service asked for a retry after a delay")},
 		{Name: "http-status", When: Any(textStatus(transientStatuses...),
-			phrases("bad gateway", "gateway timeout", "gateway time-out", "internal server error")),
+			n.phrases("bad gateway", "gateway timeout", "gateway time-out", "internal server error")),
 			Then: Transient("the service answered with a transient HTTP status")},
-		{Name: "grpc", When: grpcTransient(),
+		{Name: "grpc", When: grpcTransient(n),
 			Then: Transient("the RPC failed with a transient gRPC code")},
-		{Name: "timeout", When: timeoutWording(), Then: Transient("the operation timed out")},
-		{Name: "network", When: networkWording(), Then: Transient("the network connection failed")},
-		{Name: "database", When: databaseWording(),
+		{Name: "timeout", When: timeoutWording(n), Then: Transient("the operation timed out")},
+		{Name: "network", When: networkWording(n), Then: Transient("the network connection failed")},
+		{Name: "database", When: databaseWording(n),
 			Then: Transient("the database aborted the transaction (deadlock, serialization failure, lock timeout) or is busy")},
 
 		// Text: a bare 403 or "Forbidden", once rate limits had their say
 		// (GitHub answers some rate limits with 403).
-		{Name: "forbidden", When: Any(textStatus(403), pattern(`\bforbidden\b`, "forbidden")), Then: auth},
+		{Name: "forbidden", When: Any(textStatus(403), n.pattern(`\bforbidden\b`, "forbidden")), Then: auth},
 	}
 })
 

@@ -35,6 +35,9 @@ type failureView struct {
 	hintDone bool
 	hint     time.Duration
 	hasHint  bool
+
+	scannedBy *needleSet // the set whose needles found holds; nil before
+	found     foundNeedles
 }
 
 func newFailureView(f *reflection.Failure, now func() time.Time) failureView {
@@ -129,4 +132,15 @@ func (v *failureView) retryAfter() (time.Duration, bool) {
 		}
 	}
 	return v.hint, v.hasHint
+}
+
+// needlesFound returns the needles of s that the lower-cased text contains,
+// scanning the text on first use.
+func (v *failureView) needlesFound(s *needleSet) *foundNeedles {
+	if v.scannedBy != s {
+		v.scannedBy = s
+		v.found = foundNeedles{}
+		s.scan(v.lower, &v.found)
+	}
+	return &v.found
 }

@@ -9,8 +9,14 @@ import (
 	"github.com/loopctl-go/reflection"
 )
 
-// unknownToolNeedles are the words every unknown-tool message contains.
-var unknownToolNeedles = []string{"tool", "function"}
+// unknownToolNeedles are the words one of which every unknown-tool message
+// contains.
+var unknownToolNeedles = []string{
+	"unknown tool", "unknown function", "unrecognized", "unregistered", "undefined", "unsupported",
+	"invalid tool", "invalid function", "no such", "no tool", "no function", "not found",
+	"not exist", "n't exist", "is not available", "is not registered", "is not defined",
+	"is not supported", "not a valid tool",
+}
 
 // unknownToolPattern finds the name in the ways agent frameworks and MCP
 // servers say that a tool does not exist: "unknown tool \"x\"" (the MCP Go

@@ -13,8 +13,8 @@ import (
 
 // goRuntimeFailure holds for a Go runtime failure: a bug, even where its
 // words ("deadlock", "timed out") would read as transient.
-func goRuntimeFailure() Condition {
-	return phrases(
+func goRuntimeFailure(n *needleSet) Condition {
+	return n.phrases(
 		"all goroutines are asleep",
 		"panic: runtime error",
 		"nil pointer dereference",
@@ -27,24 +27,24 @@ func goRuntimeFailure() Condition {
 // authWording holds when the text says the caller is not authenticated or
 // not allowed. "forbidden" alone is left to the last rule, because GitHub
 // sends some rate limits as 403 Forbidden.
-func authWording() Condition {
-	return Any(authPhrases(), apiKeyTrouble())
+func authWording(n *needleSet) Condition {
+	return Any(authPhrases(n), apiKeyTrouble(n))
 }
 
 // apiKeyTrouble holds when an API key is said to be invalid, missing or
 // expired, in any of the ways APIs word it ("Invalid API Key provided",
 // "You have not provided a valid API Key", "forgot to include an API key",
 // "invalid value: api_key = ...").
-func apiKeyTrouble() Condition {
-	return pattern(`(?:invalid|incorrect|missing|expired|revoked|not (?:a )?valid|no valid|not provided|forgot to include|not found)\W+(?:\w+\W+){0,4}?api[ _-]?key\b|`+
+func apiKeyTrouble(n *needleSet) Condition {
+	return n.pattern(`(?:invalid|incorrect|missing|expired|revoked|not (?:a )?valid|no valid|not provided|forgot to include|not found)\W+(?:\w+\W+){0,4}?api[ _-]?key\b|`+
 		`\bapi[ _-]?key\W+(?:\w+\W+){0,3}?(?:is |was |has )?(?:invalid|incorrect|missing|expired|revoked|not (?:valid|found|provided))`,
 		"api key", "api_key", "api-key", "apikey")
 }
 
 // authPhrases are the fixed words of authentication and permission
 // failures.
-func authPhrases() Condition {
-	return phrases(
+func authPhrases(n *needleSet) Condition {
+	return n.phrases(
 		// API keys and tokens.
 		"incorrect api key", "invalid api key", "invalid_api_key", "invalid x-api-key",
 		"api key not valid", "api_key_invalid", "invalid api-key", "invalidapikey",
@@ -76,8 +76,8 @@ func authPhrases() Condition {
 
 // tooLargeWording holds when the request is too large for the service: a
 // 429 or ResourceExhausted that no wait can cure.
-func tooLargeWording() Condition {
-	return Any(tooLargePhrases(), Condition{match: requestExceedsLimit})
+func tooLargeWording(n *needleSet) Condition {
+	return Any(tooLargePhrases(n), Condition{match: requestExceedsLimit})
 }
 
 // requestExceedsLimitPattern reads the figures of a token or request rate
@@ -102,8 +102,8 @@ func requestExceedsLimit(v *failureView) bool {
 }
 
 // tooLargePhrases are the fixed words of a request too large to pass.
-func tooLargePhrases() Condition {
-	return phrases(
+func tooLargePhrases(n *needleSet) Condition {
+	return n.phrases(
 		"request too large", "larger than max", "message too large",
 		"maximum context length", "context_length_exceeded", "context length exceeded",
 		"prompt is too long", "reduce the length of the messages", "too many tokens",
@@ -115,15 +115,15 @@ func tooLargePhrases() Condition {
 // than a retry can wait: OpenAI's insufficient_quota, a credit balance, a
 // daily limit. A quota per minute or per second, or one whose message gives
 // a retry delay, is a rate limit instead.
-func quotaWording() Condition {
+func quotaWording(n *needleSet) Condition {
 	return All(
-		phrases(
+		n.phrases(
 			"insufficient_quota", "exceeded your current quota", "check your plan and billing",
 			"credit balance is too low", "billing hard limit", "billing_hard_limit",
 			"dailylimitexceeded", "daily limit exceeded", "quota exceeded", "quotaexceeded",
 			"payment required", "insufficient credit",
 		),
-		Not(phrases("per minute", "perminute", "per second", "persecond")),
+		Not(n.phrases("per minute", "perminute", "per second", "persecond")),
 		Not(Condition{match: func(v *failureView) bool {
 			_, ok := retryAfterInText(v.text, v.lower, v.now)
 			return ok
@@ -134,31 +134,31 @@ func quotaWording() Condition {
 // rateLimitWording holds when the text says the caller is being rate
 // limited. A setting named "rate limit" is not enough: the words must say
 // that a limit was hit.
-func rateLimitWording() Condition {
+func rateLimitWording(n *needleSet) Condition {
 	return Any(
-		pattern(`rate[ _-]?limit(?:ed\b|[ _-]?(?:exceeded|reached|error|hit)|s? (?:is |was |has been )?(?:exceeded|reached))|`+
+		n.pattern(`rate[ _-]?limit(?:ed\b|[ _-]?(?:exceeded|reached|error|hit)|s? (?:is |was |has been )?(?:exceeded|reached))|`+
 			`exceed(?:ed|s|ing)? (?:\S+ ){0,4}?rate[ _-]?limits?\b`,
-			"rate"),
-		phrases(
+			"rate limit", "rate_limit", "rate-limit", "ratelimit"),
+		n.phrases(
 			"too many requests", "toomanyrequests", "throttl", "slowdown", "slow down",
 			"reduce your request rate", "request rate is large", "request rate is too large",
 			"requestlimitexceeded", "provisionedthroughputexceeded", "exceeds the current capacity",
 			"flood control", "flood_wait",
 		),
-		All(phrases("quota"), phrases("per minute", "perminute", "per second", "persecond")),
+		All(n.phrases("quota"), n.phrases("per minute", "perminute", "per second", "persecond")),
 	)
 }
 
 // overloadWording holds when the service says it is overloaded, busy or
 // unavailable for now.
-func overloadWording() Condition {
+func overloadWording(n *needleSet) Condition {
 	return Any(
-		pattern(`(?:^|[^\w])overloaded(?:_error|[.'"}]|$)|(?:is|are|currently|temporarily) overloaded|overloaded with`,
+		n.pattern(`(?:^|[^\w])overloaded(?:_error|[.'"}]|$)|(?:is|are|currently|temporarily) overloaded|overloaded with`,
 			"overloaded"),
-		pattern(`retry (?:this request |your request |the request )?later|try again later|try again shortly|`+
+		n.pattern(`retry (?:this request |your request |the request )?later|try again later|try again shortly|`+
 			`try again in a (?:moment|few|little)`,
-			"later", "shortly", "try again in a"),
-		phrases(
+			"retry", "try again"),
+		n.phrases(
 			"server is busy", "server busy", "serverbusy", "service is busy", "system is busy",
 			"server is too busy", "high demand", "resource has been exhausted", "resource exhausted",
 			"temporarily unavailable", "service unavailable", "serviceunavailable",
@@ -171,29 +171,30 @@ func overloadWording() Condition {
 // grpcTransient holds for the gRPC codes a retry can get past, as Go
 // ("code = Unavailable"), Python ("StatusCode.UNAVAILABLE") and Google's
 // JSON ("status": "UNAVAILABLE") write them.
-func grpcTransient() Condition {
-	return pattern(`code = (?:unavailable|deadlineexceeded|resourceexhausted|aborted)\b|`+
+func grpcTransient(n *needleSet) Condition {
+	return n.pattern(`code = (?:unavailable|deadlineexceeded|resourceexhausted|aborted)\b|`+
 		`statuscode\.(?:unavailable|deadline_exceeded|resource_exhausted|aborted)\b|`+
 		`"status": ?"(?:unavailable|resource_exhausted|deadline_exceeded|aborted)"|`+
 		`grpc_status: ?(?:14|4|8|10)\b`,
-		"code = ", "statuscode.", `"status"`, "grpc_status")
+		"code = ", "statuscode.", `"status": "`, `"status":"`, "grpc_status")
 }
 
 // timeoutWording holds when an operation timed out. A sentence about a
 // timeout setting ("timeout must be positive", "invalid timeout") does not.
-func timeoutWording() Condition {
+func timeoutWording(n *needleSet) Condition {
 	return Any(
-		timeoutPhrases(),
+		timeoutPhrases(n),
 		// Stripe's lock_timeout, but not a setting such as deadlock_timeout.
-		pattern(`\block_timeout\b`, "lock_timeout"),
+		n.pattern(`\block_timeout\b`, "lock_timeout"),
 		// A message that is nothing but a timeout (OkHttp's "timeout").
-		pattern(`^\W*(?:timeout|timed out|time out)\W*$`, "time"),
+		All(Condition{match: func(v *failureView) bool { return len(v.lower) <= 32 }},
+			n.pattern(`^\W*(?:timeout|timed out|time out)\W*$`, "time")),
 	)
 }
 
 // timeoutPhrases are the fixed words of an operation that timed out.
-func timeoutPhrases() Condition {
-	return phrases(
+func timeoutPhrases(n *needleSet) Condition {
+	return n.phrases(
 		"i/o timeout", "deadline exceeded", "deadlineexceeded", "deadline_exceeded",
 		"timed out", "timedout", "timeout exceeded", "timeout expired", "timeout awaiting",
 		"timeout was reached", "handshake timeout", "upstream request timeout",
@@ -204,9 +205,9 @@ func timeoutPhrases() Condition {
 
 // networkWording holds when a connection was refused, reset, closed early or
 // could not be routed, or a name lookup failed for now.
-func networkWording() Condition {
+func networkWording(n *needleSet) Condition {
 	return Any(
-		phrases(
+		n.phrases(
 			"connection refused", "econnrefused", "actively refused",
 			"connection reset", "econnreset", "reset by peer", "broken pipe", "epipe",
 			"socket hang up", "connection aborted", "econnaborted", "forcibly closed",
@@ -220,15 +221,15 @@ func networkWording() Condition {
 			"server closed the connection unexpectedly",
 		),
 		// Go's net/http: `Get "https://...": EOF`.
-		pattern(`"[a-z]+://[^"]*": (?:unexpected )?eof$`, "eof"),
+		n.pattern(`"[a-z]+://[^"]*": (?:unexpected )?eof$`, `": eof`, `": unexpected eof`),
 	)
 }
 
 // databaseWording holds when a database aborted a transaction that can run
 // again (a deadlock, a serialization failure, a lock timeout) or is busy
 // for now.
-func databaseWording() Condition {
-	return phrases(
+func databaseWording(n *needleSet) Condition {
+	return n.phrases(
 		"deadlock detected", "deadlock found when trying to get lock", "deadlocked on lock resources",
 		"deadlock victim", "40p01", "sqlstate 40001", "sqlstate[40001]", "sqlstate: 40001",
 		"could not serialize access", "serialization failure", "error 1213", "error 1205",
@@ -246,9 +247,9 @@ func databaseWording() Condition {
 // credentialFetchTimedOut holds when an "unauthenticated" failure says the
 // credentials could not be fetched in time (gRPC's per-RPC credentials, an
 // OAuth token endpoint that timed out): a network timeout, not a rejection.
-func credentialFetchTimedOut() Condition {
+func credentialFetchTimedOut(n *needleSet) Condition {
 	return All(
-		phrases("per-rpc creds failed", "cannot fetch token", "failed to fetch token", "failed to refresh token"),
-		timeoutWording(),
+		n.phrases("per-rpc creds failed", "cannot fetch token", "failed to fetch token", "failed to refresh token"),
+		timeoutWording(n),
 	)
 }

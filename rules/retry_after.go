@@ -36,67 +36,100 @@ func retryAfterOfError(err error) (d time.Duration, ok bool) {
 	return 0, false
 }
 
-// retryHintNeedles are the words without which no retry hint can be read:
-// a cheap test before the patterns below run.
-var retryHintNeedles = []string{"retry", "try again", "try back", "wait", "retrydelay"}
-
 // A delay as messages write it: a Go duration ("1.5s", "1m30s", "644ms"), or
 // a number with an optional unit word ("30 seconds", "5 min", "35").
 const delayPattern = `(?:((?:\d+(?:\.\d+)?(?:ns|us|µs|ms|h|m|s))+)\b|(\d+(?:\.\d+)?)\s*` +
 	`(milliseconds?|millis|msecs?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|hr|h)?\b)`
 
-var (
-	// A Retry-After header or a retry_after field given in milliseconds
-	// ("retry-after-ms: 2000", "x-ms-retry-after-ms").
-	retryAfterMsPattern = regexp.MustCompile(`retry[-_]after[-_]ms["']?\s*[:=]\s*["']?(\d+(?:\.\d+)?)`)
+// A hint is looked for only where one of its words occurs, and read from
+// there with an anchored pattern over the next hintWidth bytes: a text costs
+// a few substring searches, however long it is.
+const hintWidth = 96
 
-	// A Retry-After header, a retry_after field or a retryAfter property
-	// ("Retry-After: 30", "\"retry_after\": 0.5", "retry-after: Wed, 21 Oct
-	// 2015 07:28:00 GMT"). The value is read by readHeaderValue.
-	retryAfterFieldPattern = regexp.MustCompile(`retry[-_ ]?after["']?\s*[:=]\s*["']?([^"'\r\n;}\]]{1,40})`)
+// hintForm is one way of stating a retry delay: the words it starts with,
+// and the anchored pattern that reads it from there.
+type hintForm struct {
+	starts []string
+	re     *regexp.Regexp
+	read   func(text, lower string, m []int, now func() time.Time) (time.Duration, bool)
+}
 
-	// A sentence that asks for a wait ("Please try again in 2.4s", "retry
-	// after 20 seconds", "Too Many Requests: retry after 35", "Please retry
-	// in 43.1s", "you may retry this request in 30 seconds", "wait 30
-	// seconds before").
-	retryPhrasePattern = regexp.MustCompile(`(?:(?:retry|retrying|try again|try back)(?: (?:this|the|your) request)?\s+(?:after|in)|` +
-		`(?:please )?wait(?:ing)?(?: for)?)\s+(?:about |approximately |at least )?` + delayPattern)
+var hintForms = []hintForm{
+	{
+		// A Retry-After header or a retry_after field given in milliseconds
+		// ("retry-after-ms: 2000", "x-ms-retry-after-ms: 2000").
+		starts: []string{"retry-after-ms", "retry_after_ms"},
+		re:     regexp.MustCompile(`^retry[-_]after[-_]ms["']?\s*[:=]\s*["']?(\d+(?:\.\d+)?)`),
+		read: func(_, lower string, m []int, _ func() time.Time) (time.Duration, bool) {
+			return parseDelay(lower[m[2]:m[3]], "", "ms")
+		},
+	},
+	{
+		// A Retry-After header, a retry_after field or a retryAfter property
+		// ("Retry-After: 30", "\"retry_after\": 0.5", "retry-after: Wed, 21 Oct
+		// 2015 07:28:00 GMT").
+		starts: []string{"retry-after", "retry_after", "retry after", "retryafter"},
+		re:     regexp.MustCompile(`^retry[-_ ]?after["']?\s*[:=]\s*["']?([^"'\r\n;}\]]{1,40})`),
+		read: func(text, lower string, m []int, now func() time.Time) (time.Duration, bool) {
+			return readHeaderValue(text[m[2]:m[3]], lower[m[2]:m[3]], now)
+		},
+	},
+	{
+		// A sentence that asks for a wait ("Please try again in 2.4s", "retry
+		// after 20 seconds", "Too Many Requests: retry after 35", "Please retry
+		// in 43.1s", "you may retry this request in 30 seconds", "wait 30
+		// seconds before").
+		starts: []string{"retry", "try again", "try back", "wait"},
+		re: regexp.MustCompile(`^(?:(?:retry|retrying|try again|try back)(?: (?:this|the|your) request)?\s+(?:after|in)|` +
+			`wait(?:ing)?(?: for)?)\s+(?:about |approximately |at least )?` + delayPattern),
+		read: func(_, lower string, m []int, _ func() time.Time) (time.Duration, bool) {
+			return delayFromMatch(lower, m[2:])
+		},
+	},
+	{
+		// Google's RetryInfo as JSON ("retryDelay": "43s").
+		starts: []string{"retrydelay"},
+		re:     regexp.MustCompile(`^retrydelay["']?\s*[:=]\s*["']?(\d+(?:\.\d+)?)s`),
+		read: func(_, lower string, m []int, _ func() time.Time) (time.Duration, bool) {
+			return parseDelay(lower[m[2]:m[3]], "", "s")
+		},
+	},
+}
 
-	// Google's RetryInfo as JSON ("retryDelay": "43s").
-	retryDelayPattern = regexp.MustCompile(`retrydelay["']?\s*[:=]\s*["']?(\d+(?:\.\d+)?)s`)
-
-	// The start of a value that is a delay, not a date.
-	delayValuePattern = regexp.MustCompile(`^` + delayPattern)
-)
+// delayValuePattern reads the start of a value that is a delay, not a date.
+var delayValuePattern = regexp.MustCompile(`^` + delayPattern)
 
 // retryAfterInText returns the first retry delay that the failure text
 // states. text is the original and lower its ASCII-lower-cased copy (same
 // offsets); an HTTP date is read from text, measured from now().
 func retryAfterInText(text, lower string, now func() time.Time) (time.Duration, bool) {
-	if !containsAny(lower, retryHintNeedles) {
-		return 0, false
-	}
 	best, bestAt, found := time.Duration(0), len(lower)+1, false
-	consider := func(at int, d time.Duration, ok bool) {
-		if ok && at < bestAt {
-			best, bestAt, found = d, at, true
+	for _, form := range hintForms {
+		for _, start := range form.starts {
+			for from := 0; from < bestAt; {
+				i := strings.Index(lower[from:], start)
+				if i < 0 {
+					break
+				}
+				at := from + i
+				if at >= bestAt {
+					break
+				}
+				end := min(len(lower), at+hintWidth)
+				if m := form.re.FindStringSubmatchIndex(lower[at:end]); m != nil {
+					for k := range m {
+						if m[k] >= 0 {
+							m[k] += at
+						}
+					}
+					if d, ok := form.read(text, lower, m, now); ok {
+						best, bestAt, found = d, at, true
+						break
+					}
+				}
+				from = at + 1
+			}
 		}
-	}
-	if m := retryAfterMsPattern.FindStringSubmatchIndex(lower); m != nil {
-		d, ok := parseDelay(lower[m[2]:m[3]], "", "ms")
-		consider(m[0], d, ok)
-	}
-	if m := retryAfterFieldPattern.FindStringSubmatchIndex(lower); m != nil {
-		d, ok := readHeaderValue(text[m[2]:m[3]], lower[m[2]:m[3]], now)
-		consider(m[0], d, ok)
-	}
-	if m := retryPhrasePattern.FindStringSubmatchIndex(lower); m != nil {
-		d, ok := delayFromMatch(lower, m[2:])
-		consider(m[0], d, ok)
-	}
-	if m := retryDelayPattern.FindStringSubmatchIndex(lower); m != nil {
-		d, ok := parseDelay(lower[m[2]:m[3]], "", "s")
-		consider(m[0], d, ok)
 	}
 	return best, found
 }

@@ -83,22 +83,29 @@ func tooLargeWording(n *needleSet) Condition {
 // requestExceedsLimitPattern reads the figures of a token or request rate
 // limit as OpenAI and Groq state them: "Limit 30000, Used 29937, Requested
 // 385", "Limit 7000, Used 0, Requested ~12903".
-var requestExceedsLimitPattern = regexp.MustCompile(`limit:?\s*([\d,]+)(?:\s*/\s*\w+)?[,.;]?\s*(?:used:?\s*[\d,]+[,.;]?\s*)?requested:?\s*~?([\d,]+)`)
+var requestExceedsLimitPattern = regexp.MustCompile(`^limit:?\s*([\d,]+)(?:\s*/\s*\w+)?[,.;]?\s*(?:used:?\s*[\d,]+[,.;]?\s*)?requested:?\s*~?([\d,]+)`)
 
 // requestExceedsLimit holds when a rate limit's message shows that the
 // request alone asks for more than the whole limit: no wait can let it
-// through.
+// through. The figures are read where the word "limit" occurs.
 func requestExceedsLimit(v *failureView) bool {
 	if !strings.Contains(v.lower, "requested") {
 		return false
 	}
-	m := requestExceedsLimitPattern.FindStringSubmatch(v.lower)
-	if m == nil {
-		return false
+	for from := 0; ; {
+		i := strings.Index(v.lower[from:], "limit")
+		if i < 0 {
+			return false
+		}
+		at := from + i
+		m := requestExceedsLimitPattern.FindStringSubmatch(v.lower[at:min(len(v.lower), at+80)])
+		if m != nil {
+			limit, err1 := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
+			requested, err2 := strconv.Atoi(strings.ReplaceAll(m[2], ",", ""))
+			return err1 == nil && err2 == nil && requested > limit
+		}
+		from = at + 1
 	}
-	limit, err1 := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
-	requested, err2 := strconv.Atoi(strings.ReplaceAll(m[2], ",", ""))
-	return err1 == nil && err2 == nil && requested > limit
 }
 
 // tooLargePhrases are the fixed words of a request too large to pass.

@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"strings"
 	"time"
 
 	"github.com/loopctl-go/reflection"
@@ -71,17 +70,13 @@ func lowerASCII(s string) string {
 	if i == len(s) {
 		return s
 	}
-	var b strings.Builder
-	b.Grow(len(s))
-	b.WriteString(s[:i])
-	for ; i < len(s); i++ {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
+	b := []byte(s)
+	for ; i < len(b); i++ {
+		if c := b[i]; 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
 		}
-		b.WriteByte(c)
 	}
-	return b.String()
+	return string(b)
 }
 
 // errorText returns err.Error(), or "" when that panics.

@@ -103,6 +103,10 @@ var delayValuePattern = regexp.MustCompile(`^` + delayPattern)
 // states. text is the original and lower its ASCII-lower-cased copy (same
 // offsets); an HTTP date is read from text, measured from now().
 func retryAfterInText(text, lower string, now func() time.Time) (time.Duration, bool) {
+	// Every form's first word holds "try" or "wait".
+	if !strings.Contains(lower, "try") && !strings.Contains(lower, "wait") {
+		return 0, false
+	}
 	best, bestAt, found := time.Duration(0), len(lower)+1, false
 	for _, form := range hintForms {
 		for _, start := range form.starts {

@@ -100,7 +100,8 @@ func unknownToolRule(index func() *toolIndex) Rule {
 // failing tool when the message names none it can read), and whether the
 // failure is such a message about the failing tool.
 func unknownToolName(v *failureView) (string, bool) {
-	if !containsAny(v.lower, unknownToolNeedles) {
+	if !(strings.Contains(v.lower, "tool") || strings.Contains(v.lower, "function")) ||
+		!containsAny(v.lower, unknownToolNeedles) {
 		return "", false
 	}
 	m := unknownToolPattern.FindStringSubmatchIndex(v.lower)

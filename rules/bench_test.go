@@ -1,0 +1,47 @@
+//go:build !plan9
+
+package rules_test
+
+import (
+	"context"
+	"net"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/rules"
+)
+
+// BenchmarkAnalyze measures one Analyze of the stock table (with an
+// UnknownTool rule at the end, as a host would add it): a typed hit, text
+// hits early and late in the table, misses, and an unknown tool.
+func BenchmarkAnalyze(b *testing.B) {
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+	traceback := "Traceback (most recent call last):\n" +
+		strings.Repeat("  File \"/srv/app/handlers.py\", line 120, in handle\n    return self.dispatch(request)\n", 200) +
+		"KeyError: 'id'"
+	cases := []struct {
+		name string
+		f    reflection.Failure
+	}{
+		{"typed hit (ECONNREFUSED)", reflection.Failure{Err: refused, Error: refused.Error(), Tool: "fetch"}},
+		{"text hit (OpenAI 429 with a retry hint)", reflection.Failure{Tool: "fetch", Error: "429 Rate limit reached for gpt-4o in organization org-x on tokens per min (TPM): Limit 30000, Used 29937, Requested 385. Please try again in 644ms."}},
+		{"text hit late in the table (MySQL deadlock)", reflection.Failure{Tool: "query", Error: "Error 1213: Deadlock found when trying to get lock; try restarting transaction"}},
+		{"text hit (auth)", reflection.Failure{Tool: "fetch", Error: "Error code: 401 - {'type': 'error', 'error': {'type': 'authentication_error', 'message': 'invalid x-api-key'}}"}},
+		{"miss (short)", reflection.Failure{Tool: "parse", Error: "json: cannot unmarshal string into Go value of type int"}},
+		{"miss (16 KiB traceback)", reflection.Failure{Tool: "run_python", Error: traceback}},
+		{"unknown tool", reflection.Failure{Tool: "web_serach", Error: `calling "tools/call": unknown tool "web_serach"`}},
+	}
+	r := rules.New(append(rules.Defaults(), rules.UnknownTool("web_search", "read_file", "write_file", "fetch"))...)
+	ctx := context.Background()
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				r.Analyze(ctx, c.f)
+			}
+		})
+	}
+}

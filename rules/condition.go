@@ -1,0 +1,197 @@
+package rules
+
+import (
+	"errors"
+	"regexp"
+	"slices"
+	"strconv"
+
+	"github.com/loopctl-go/reflection"
+)
+
+// Condition decides whether a Rule applies to a failure. Build one with
+// ErrorIs, ErrorAs, Status, Text, Regexp, Contains or Func, and combine them
+// with All, Any and Not. Conditions are values, safe to share between rules
+// and between Reflectors, and safe for concurrent use.
+//
+// Conditions on the error (ErrorIs, ErrorAs, Status) look at
+// Failure.Err, the error dispatch returned; conditions on text (Status,
+// Text, Regexp, Contains) look at Failure.Error, or at Failure.Err's text
+// when Failure.Error is empty. A text longer than 8 KiB is read as its first
+// and last 4 KiB.
+//
+// A condition that panics (a host error whose Is, As, Error, StatusCode or
+// RetryAfter method panics, say) counts as not holding. The zero Condition
+// is invalid: New panics on it.
+type Condition struct {
+	match func(v *failureView) bool
+}
+
+// ErrorIs holds when errors.Is(Failure.Err, target) holds for any of the
+// targets.
+func ErrorIs(targets ...error) Condition {
+	targets = slices.Clone(targets)
+	return Condition{match: func(v *failureView) bool {
+		if v.f.Err == nil {
+			return false
+		}
+		for _, t := range targets {
+			if errors.Is(v.f.Err, t) {
+				return true
+			}
+		}
+		return false
+	}}
+}
+
+// ErrorAs holds when an error in Failure.Err's chain is a T (errors.As) and
+// match, when not nil, accepts it. T may be an interface:
+//
+//	rules.ErrorAs(func(e net.Error) bool { return e.Timeout() })
+//	rules.ErrorAs[*net.DNSError](nil)
+func ErrorAs[T error](match func(T) bool) Condition {
+	return Condition{match: func(v *failureView) bool {
+		if v.f.Err == nil {
+			return false
+		}
+		var target T
+		if !errors.As(v.f.Err, &target) {
+			return false
+		}
+		return match == nil || match(target)
+	}}
+}
+
+// Status holds when the failure's HTTP status is one of codes. The status is
+// the one a StatusCode() int or HTTPStatusCode() int method of an error in
+// Failure.Err's chain reports; without such a method, the first one the text
+// states where a status is written: after a word that introduces it ("status
+// code: 503", "HTTP/1.1 503", "Error 429:", "statusCode: 403"), at the very
+// start ("429 Rate limit reached ..."), or before its reason phrase
+// ("(503) Service Unavailable").
+func Status(codes ...int) Condition {
+	codes = slices.Clone(codes)
+	return Condition{match: func(v *failureView) bool {
+		return slices.Contains(codes, v.status())
+	}}
+}
+
+// errorStatus is Status for the error chain alone.
+func errorStatus(codes ...int) Condition {
+	return Condition{match: func(v *failureView) bool {
+		return slices.Contains(codes, v.errorStatus())
+	}}
+}
+
+// textStatus is Status for the text alone.
+func textStatus(codes ...int) Condition {
+	return Condition{match: func(v *failureView) bool {
+		return slices.Contains(codes, v.statusInText())
+	}}
+}
+
+// Text holds when the regular expression pattern (RE2 syntax, see
+// regexp/syntax) matches the failure text, without regard to the case of
+// ASCII letters. The pattern is compiled here, once; Text panics when it
+// does not compile, as regexp.MustCompile does.
+func Text(pattern string) Condition {
+	re := regexp.MustCompile("(?i)" + pattern)
+	return Condition{match: func(v *failureView) bool { return re.MatchString(v.lower) }}
+}
+
+// Regexp holds when re matches the failure text as it is (case counts unless
+// re says otherwise). Regexp panics when re is nil.
+func Regexp(re *regexp.Regexp) Condition {
+	if re == nil {
+		panic("rules: Regexp needs a non-nil *regexp.Regexp")
+	}
+	return Condition{match: func(v *failureView) bool { return re.MatchString(v.text) }}
+}
+
+// Contains holds when the failure text contains any of substrs, without
+// regard to the case of ASCII letters. An empty substring always matches.
+func Contains(substrs ...string) Condition {
+	needles := make([]string, len(substrs))
+	for i, s := range substrs {
+		needles[i] = lowerASCII(s)
+	}
+	return Condition{match: func(v *failureView) bool { return containsAny(v.lower, needles) }}
+}
+
+// Func holds when fn(Failure) returns true. Func panics when fn is nil.
+func Func(fn func(f reflection.Failure) bool) Condition {
+	if fn == nil {
+		panic("rules: Func needs a non-nil function")
+	}
+	return Condition{match: func(v *failureView) bool { return fn(*v.f) }}
+}
+
+// All holds when every one of cs holds, asked in order until one does not.
+// All() with no conditions always holds. All panics on a zero Condition.
+func All(cs ...Condition) Condition {
+	cs = checked("All", cs)
+	return Condition{match: func(v *failureView) bool {
+		for _, c := range cs {
+			if !c.match(v) {
+				return false
+			}
+		}
+		return true
+	}}
+}
+
+// Any holds when at least one of cs holds, asked in order until one does.
+// Any() with no conditions never holds. Any panics on a zero Condition.
+func Any(cs ...Condition) Condition {
+	cs = checked("Any", cs)
+	return Condition{match: func(v *failureView) bool {
+		for _, c := range cs {
+			if c.match(v) {
+				return true
+			}
+		}
+		return false
+	}}
+}
+
+// Not holds when c does not. Not panics on the zero Condition.
+func Not(c Condition) Condition {
+	checked("Not", []Condition{c})
+	return Condition{match: func(v *failureView) bool { return !c.match(v) }}
+}
+
+// checked copies cs and panics on a zero Condition among them.
+func checked(fn string, cs []Condition) []Condition {
+	for i, c := range cs {
+		if c.match == nil {
+			panic("rules: " + fn + " was given a zero Condition at position " + strconv.Itoa(i))
+		}
+	}
+	return slices.Clone(cs)
+}
+
+// phrases holds when the lower-cased text contains any of needles, which
+// must be lower case already (the stock table's cheap test).
+func (s *needleSet) phrases(needles ...string) Condition {
+	ids := s.add(needles...)
+	return Condition{match: func(v *failureView) bool {
+		found := v.needlesFound(s)
+		for _, id := range ids {
+			if found.has(id) {
+				return true
+			}
+		}
+		return false
+	}}
+}
+
+// pattern holds when the lower-cased text contains one of needles and then
+// matches re, written for lower-case text (the stock table's precise test,
+// behind a cheap one).
+func (s *needleSet) pattern(re string, needles ...string) Condition {
+	compiled := regexp.MustCompile(re)
+	cheap := s.phrases(needles...)
+	return Condition{match: func(v *failureView) bool {
+		return cheap.match(v) && compiled.MatchString(v.lower)
+	}}
+}

@@ -1,0 +1,125 @@
+package rules
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"slices"
+	"sync"
+)
+
+// Defaults returns the stock table, a fresh slice on every call. It answers
+// only what it is sure of and skips the rest, so it belongs first in a
+// reflection.Chain, before a Reflector that asks a model:
+//
+//   - transient failures are recoverable, SeverityLow, with the Retry-After
+//     hint filled when the error or its text states one: timeouts, refused,
+//     reset or broken connections, temporary DNS failures, HTTP 408, 425,
+//     429, 500, 502, 503, 504 and 529, the gRPC codes Unavailable,
+//     DeadlineExceeded, ResourceExhausted and Aborted, the throttling and
+//     overload wording of the major cloud and model APIs, and database
+//     deadlocks, serialization failures, lock timeouts and busy databases;
+//   - authentication and permission failures (401, 403, permission denied,
+//     unauthenticated, an invalid API key, expired tokens) are not
+//     recoverable, SeverityHigh, with an Escalate correction;
+//   - an exhausted quota or billing limit (OpenAI's insufficient_quota, a
+//     daily limit) is the same: a human must act;
+//   - a request too large for the service (a context length, a gRPC
+//     message size) and Go runtime failures (a deadlock of goroutines, a nil
+//     pointer) are skipped, even under a status or a word that would
+//     otherwise read as transient.
+//
+// Typed errors are asked first (Failure.Err with errors.Is and errors.As:
+// context.DeadlineExceeded, net.Error timeouts, syscall connection errors,
+// *net.DNSError, os.ErrPermission, an error with a RetryAfter() or a
+// StatusCode() / HTTPStatusCode() method), the text second. Words count only
+// in context: "timeout must be positive" is not a timeout, "all goroutines
+// are asleep - deadlock!" is not a database deadlock, and "invalid rate limit
+// setting" is not a rate limit.
+//
+// The rules are named (see Rule.Name); a program can drop or reorder them,
+// or add its own around them.
+func Defaults() []Rule { return slices.Clone(stockRules()) }
+
+// stockRules builds the stock table once, on first use, so importing the
+// package costs nothing.
+var stockRules = sync.OnceValue(func() []Rule {
+	const (
+		authGuidance = "The credentials were rejected or do not allow this action. " +
+			"A human must fix the key, token or permissions; retrying the same call cannot succeed."
+		quotaGuidance = "The account's quota or billing limit is used up. " +
+			"A human must raise the limit or add credit; retrying before that cannot succeed."
+	)
+	auth := Escalate("authentication or permission failure", authGuidance)
+
+	// Every phrase of the table goes into one automaton, so a text is read
+	// once however many rules ask about it.
+	n := &needleSet{}
+	defer n.compile()
+
+	rateLimited := rateLimitWording(n)
+	permanent := Any(tooLargeWording(n), quotaWording(n))
+
+	return []Rule{
+		// Typed errors.
+		{Name: "context-deadline", When: ErrorIs(context.DeadlineExceeded),
+			Then: Transient("the call ran out of time (context deadline exceeded)")},
+		{Name: "net-timeout", When: ErrorAs(func(e net.Error) bool { return e.Timeout() }),
+			Then: Transient("a network operation timed out")},
+		{Name: "dns-temporary", When: ErrorAs(func(e *net.DNSError) bool { return e.IsTemporary || e.IsTimeout }),
+			Then: Transient("a DNS lookup failed for now")},
+		{Name: "connection-errno", When: ErrorIs(connectionErrnos...),
+			Then: Transient("the connection was refused, reset or broken")},
+		{Name: "connection-closed", When: ErrorAs(func(e *url.Error) bool {
+			return errors.Is(e.Err, io.EOF) || errors.Is(e.Err, io.ErrUnexpectedEOF)
+		}), Then: Transient("the server closed the connection before answering")},
+		{Name: "permission", When: ErrorIs(os.ErrPermission), Then: auth},
+		{Name: "retry-after-error", When: Condition{match: func(v *failureView) bool {
+			_, ok := retryAfterOfError(v.f.Err)
+			return ok
+		}}, Then: Transient("the service asked for a later retry")},
+		{Name: "http-status-auth", When: Any(errorStatus(401), All(errorStatus(403), Not(rateLimited))), Then: auth},
+		{Name: "http-status-transient", When: All(errorStatus(transientStatuses...), Not(permanent)),
+			Then: Transient("the service answered with a transient HTTP status")},
+
+		// Text: what must not be taken for what it resembles.
+		{Name: "go-runtime-bug", When: goRuntimeFailure(n),
+			Then: Skip("a Go runtime failure is a bug, not a transient condition")},
+		{Name: "credential-timeout", When: credentialFetchTimedOut(n),
+			Then: Transient("fetching credentials timed out")},
+		{Name: "auth", When: Any(textStatus(401), authWording(n)), Then: auth},
+		{Name: "too-large", When: tooLargeWording(n),
+			Then: Skip("the request is too large for the service; only a smaller request can succeed")},
+		{Name: "quota", When: quotaWording(n),
+			Then: Escalate("the account's quota or billing limit is used up", quotaGuidance)},
+
+		// Text: transient failures.
+		{Name: "rate-limit", When: rateLimited, Then: Transient("the service is rate limiting the caller")},
+		{Name: "overloaded", When: overloadWording(n), Then: Transient("the service is overloaded or briefly unavailable")},
+		{Name: "retry-hint", When: Condition{match: func(v *failureView) bool {
+			_, ok := v.retryAfter()
+			return ok
+		}}, Then: Transient("the service asked for a retry after a delay")},
+		{Name: "http-status", When: Any(textStatus(transientStatuses...),
+			n.phrases("bad gateway", "gateway timeout", "gateway time-out", "internal server error")),
+			Then: Transient("the service answered with a transient HTTP status")},
+		{Name: "grpc", When: grpcTransient(n),
+			Then: Transient("the RPC failed with a transient gRPC code")},
+		{Name: "timeout", When: timeoutWording(n), Then: Transient("the operation timed out")},
+		{Name: "network", When: networkWording(n), Then: Transient("the network connection failed")},
+		{Name: "database", When: databaseWording(n),
+			Then: Transient("the database aborted the transaction (deadlock, serialization failure, lock timeout) or is busy")},
+
+		// Text: a bare 403 or "Forbidden", once rate limits had their say
+		// (GitHub answers some rate limits with 403).
+		{Name: "forbidden", When: Any(textStatus(403), n.pattern(`\bforbidden\b`, "forbidden")), Then: auth},
+	}
+})
+
+// transientStatuses are the HTTP statuses a later retry can get past: 408
+// Request Timeout, 425 Too Early, 429 Too Many Requests, 500, 502, 503, 504,
+// and 529 (Anthropic's "overloaded").
+var transientStatuses = []int{408, 425, 429, 500, 502, 503, 504, 529}

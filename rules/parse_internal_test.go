@@ -1,0 +1,123 @@
+package rules
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestRetryAfterInText(t *testing.T) {
+	now := time.Date(2015, 10, 21, 7, 27, 30, 0, time.UTC)
+	tests := []struct {
+		text string
+		want time.Duration
+		ok   bool
+	}{
+		{"Retry-After: 30", 30 * time.Second, true},
+		{"retry-after: Wed, 21 Oct 2015 07:28:00 GMT", 30 * time.Second, true},
+		{"Retry-After: Wednesday, 21-Oct-15 07:28:10 GMT", 40 * time.Second, true},
+		{"Retry-After: Wed Oct 21 07:28:00 2015", 30 * time.Second, true},
+		{"Retry-After: Wed, 21 Oct 2015 07:00:00 GMT", 0, true}, // a date in the past
+		{`{"retry_after": 0.5, "global": false}`, 500 * time.Millisecond, true},
+		{"x-ms-retry-after-ms: 2000", 2 * time.Second, true},
+		{"Please try again in 1.5s.", 1500 * time.Millisecond, true},
+		{"Please try again in 6ms.", 6 * time.Millisecond, true},
+		{"Please try again in 1m47.5854s.", time.Minute + 47585400*time.Microsecond, true},
+		{"Too Many Requests: retry after 35", 35 * time.Second, true},
+		{"Please retry after 6 seconds.", 6 * time.Second, true},
+		{"Please retry in 3 seconds", 3 * time.Second, true},
+		{"you may retry this request in 30 seconds", 30 * time.Second, true},
+		{"Try again in 2 minutes", 2 * time.Minute, true},
+		{"retry after 1 hour", time.Hour, true},
+		{"Please wait 30 seconds before retrying", 30 * time.Second, true},
+		{`"retryDelay": "43s"`, 43 * time.Second, true},
+		{"retry after 99999999999999999999 seconds", math.MaxInt64, true},
+		{"first: try again in 2s; then Retry-After: 9", 2 * time.Second, true},
+		{"Please try again later.", 0, false},
+		{"try again in a moment", 0, false},
+		{"Timed out while waiting for response. Waited 5.0 seconds.", 0, false},
+		{"retry_after must be a number", 0, false},
+		{"", 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			got, ok := retryAfterInText(tt.text, lowerASCII(tt.text), func() time.Time { return now })
+			assert.Equal(t, tt.ok, ok)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestStatusOfText(t *testing.T) {
+	tests := []struct {
+		text string
+		want int
+	}{
+		{"unexpected status: 503 Service Unavailable", 503},
+		{"error, status code: 429, status: 429 Too Many Requests", 429},
+		{"OpenAI API error: 429 Too Many Requests", 429},
+		{"https response error StatusCode: 403, RequestID: x", 403},
+		{"googleapi: Error 403: The caller does not have permission, forbidden", 403},
+		{"HTTP/1.1 503 Service Unavailable", 503},
+		{"urllib.error.HTTPError: HTTP Error 503: Slow Down", 503},
+		{"Request failed with status code 502", 502},
+		{"Server returned HTTP response code: 504 for URL", 504},
+		{"The remote server returned an error: (429) Too Many Requests.", 429},
+		{"429 Rate limit reached for gpt-4o", 429},
+		{`{"error_code": 403, "description": "Forbidden"}`, 403},
+		{"RESPONSE 429: 429 Too Many Requests", 429},
+		{"Error code: 529 - {'type': 'error'}", 529},
+		{"Error 1213: Deadlock found", 0},
+		{"ERROR 1045 (28000): Access denied", 0},
+		{"syntax error at line 503", 0},
+		{"listening on port 5032", 0},
+		{"exit code 1", 0},
+		{"", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			assert.Equal(t, tt.want, statusOfText(lowerASCII(tt.text)))
+		})
+	}
+}
+
+func TestLowerASCIIAndScanWindow(t *testing.T) {
+	assert.Equal(t, "already lower", lowerASCII("already lower"))
+	assert.Equal(t, "mixed Ä case", lowerASCII("MiXeD Ä CaSe"))
+	s := "İSTANBUL"
+	assert.Len(t, lowerASCII(s), len(s), "offsets stay those of the original")
+
+	short := strings.Repeat("a", scanLimit)
+	assert.Equal(t, short, scanWindow(short))
+	long := "HEAD" + strings.Repeat("x", 3*scanLimit) + "TAIL"
+	w := scanWindow(long)
+	assert.Len(t, w, scanLimit+1)
+	assert.True(t, strings.HasPrefix(w, "HEAD"))
+	assert.True(t, strings.HasSuffix(w, "TAIL"))
+}
+
+func TestEditDistance(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0},
+		{"search", "search", 0},
+		{"serach", "search", 1}, // a swap of neighbours
+		{"readfile", "readfiles", 1},
+		{"kitten", "sitting", 3},
+		{"", "abc", 3},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, editDistance([]rune(tt.a), []rune(tt.b)), "%q %q", tt.a, tt.b)
+		assert.Equal(t, tt.want, editDistance([]rune(tt.b), []rune(tt.a)), "%q %q", tt.b, tt.a)
+	}
+	assert.Equal(t, "readfile", normalizeToolName("readFile"))
+	assert.Equal(t, "readfile", normalizeToolName("READ_FILE"))
+	assert.Equal(t, "getjsondata", normalizeToolName("getJSONData"))
+	k := keyOf("search_web")
+	assert.Equal(t, string(keyOf("web-search").sorted), string(k.sorted))
+}

@@ -1,0 +1,224 @@
+package rules
+
+import (
+	"errors"
+	"math"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/loopctl-go/reflection"
+)
+
+// retryAfterer is the method of an error that knows the earliest retry the
+// failing service allows (a rate limiter's error, an SDK's throttling error).
+type retryAfterer interface{ RetryAfter() time.Duration }
+
+// retryAfterOfError returns the positive delay that a RetryAfter method of an
+// error in err's chain reports, the first such error winning. A method that
+// panics, or that reports 0 or less, counts as no hint.
+func retryAfterOfError(err error) (d time.Duration, ok bool) {
+	if err == nil {
+		return 0, false
+	}
+	defer func() {
+		if recover() != nil {
+			d, ok = 0, false
+		}
+	}()
+	var ra retryAfterer
+	if !errors.As(err, &ra) {
+		return 0, false
+	}
+	if d = ra.RetryAfter(); d > 0 {
+		return d, true
+	}
+	return 0, false
+}
+
+// A delay as messages write it: a Go duration ("1.5s", "1m30s", "644ms"), or
+// a number with an optional unit word ("30 seconds", "5 min", "35").
+const delayPattern = `(?:((?:\d+(?:\.\d+)?(?:ns|us|µs|ms|h|m|s))+)\b|(\d+(?:\.\d+)?)\s*` +
+	`(milliseconds?|millis|msecs?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|hr|h)?\b)`
+
+// A hint is looked for only where one of its words occurs, and read from
+// there with an anchored pattern over the next hintWidth bytes: a text costs
+// a few substring searches, however long it is.
+const hintWidth = 96
+
+// hintForm is one way of stating a retry delay: the words it starts with,
+// and the anchored pattern that reads it from there.
+type hintForm struct {
+	starts []string
+	re     *regexp.Regexp
+	read   func(text, lower string, m []int, now func() time.Time) (time.Duration, bool)
+}
+
+var hintForms = []hintForm{
+	{
+		// A Retry-After header or a retry_after field given in milliseconds
+		// ("retry-after-ms: 2000", "x-ms-retry-after-ms: 2000").
+		starts: []string{"retry-after-ms", "retry_after_ms"},
+		re:     regexp.MustCompile(`^retry[-_]after[-_]ms["']?\s*[:=]\s*["']?(\d+(?:\.\d+)?)`),
+		read: func(_, lower string, m []int, _ func() time.Time) (time.Duration, bool) {
+			return parseDelay(lower[m[2]:m[3]], "", "ms")
+		},
+	},
+	{
+		// A Retry-After header, a retry_after field or a retryAfter property
+		// ("Retry-After: 30", "\"retry_after\": 0.5", "retry-after: Wed, 21 Oct
+		// 2015 07:28:00 GMT").
+		starts: []string{"retry-after", "retry_after", "retry after", "retryafter"},
+		re:     regexp.MustCompile(`^retry[-_ ]?after["']?\s*[:=]\s*["']?([^"'\r\n;}\]]{1,40})`),
+		read: func(text, lower string, m []int, now func() time.Time) (time.Duration, bool) {
+			return readHeaderValue(text[m[2]:m[3]], lower[m[2]:m[3]], now)
+		},
+	},
+	{
+		// A sentence that asks for a wait ("Please try again in 2.4s", "retry
+		// after 20 seconds", "Too Many Requests: retry after 35", "Please retry
+		// in 43.1s", "you may retry this request in 30 seconds", "wait 30
+		// seconds before").
+		starts: []string{"retry", "try again", "try back", "wait"},
+		re: regexp.MustCompile(`^(?:(?:retry|retrying|try again|try back)(?: (?:this|the|your) request)?\s+(?:after|in)|` +
+			`wait(?:ing)?(?: for)?)\s+(?:about |approximately |at least )?` + delayPattern),
+		read: func(_, lower string, m []int, _ func() time.Time) (time.Duration, bool) {
+			return delayFromMatch(lower, m[2:])
+		},
+	},
+	{
+		// Google's RetryInfo as JSON ("retryDelay": "43s").
+		starts: []string{"retrydelay"},
+		re:     regexp.MustCompile(`^retrydelay["']?\s*[:=]\s*["']?(\d+(?:\.\d+)?)s`),
+		read: func(_, lower string, m []int, _ func() time.Time) (time.Duration, bool) {
+			return parseDelay(lower[m[2]:m[3]], "", "s")
+		},
+	},
+}
+
+// delayValuePattern reads the start of a value that is a delay, not a date.
+var delayValuePattern = regexp.MustCompile(`^` + delayPattern)
+
+// retryAfterInText returns the first retry delay that the failure text
+// states. text is the original and lower its ASCII-lower-cased copy (same
+// offsets); an HTTP date is read from text, measured from now().
+func retryAfterInText(text, lower string, now func() time.Time) (time.Duration, bool) {
+	// Every form's first word holds "try" or "wait".
+	if !strings.Contains(lower, "try") && !strings.Contains(lower, "wait") {
+		return 0, false
+	}
+	best, bestAt, found := time.Duration(0), len(lower)+1, false
+	for _, form := range hintForms {
+		for _, start := range form.starts {
+			for from := 0; from < bestAt; {
+				i := strings.Index(lower[from:], start)
+				if i < 0 {
+					break
+				}
+				at := from + i
+				if at >= bestAt {
+					break
+				}
+				end := min(len(lower), at+hintWidth)
+				if m := form.re.FindStringSubmatchIndex(lower[at:end]); m != nil {
+					for k := range m {
+						if m[k] >= 0 {
+							m[k] += at
+						}
+					}
+					if d, ok := form.read(text, lower, m, now); ok {
+						best, bestAt, found = d, at, true
+						break
+					}
+				}
+				from = at + 1
+			}
+		}
+	}
+	return best, found
+}
+
+// readHeaderValue reads the value of a Retry-After field: a delay (seconds
+// when it has no unit) or an HTTP date in any of its three forms.
+func readHeaderValue(value, lower string, now func() time.Time) (time.Duration, bool) {
+	if m := delayValuePattern.FindStringSubmatchIndex(lower); m != nil {
+		return delayFromMatch(lower, m[2:])
+	}
+	value = strings.TrimSpace(value)
+	if i := strings.Index(lower, "gmt"); i >= 0 {
+		// The IMF-fixdate and RFC 850 forms end with GMT.
+		return reflection.ParseRetryAfter(strings.TrimSpace(value[:i+3]), now())
+	}
+	const asctimeLen = len("Mon Jan _2 15:04:05 2006")
+	if len(value) >= asctimeLen {
+		return reflection.ParseRetryAfter(value[:asctimeLen], now())
+	}
+	return 0, false
+}
+
+// delayFromMatch reads the groups of delayPattern: g holds the index pairs
+// of its three groups (Go duration; number; unit word).
+func delayFromMatch(s string, g []int) (time.Duration, bool) {
+	if g[0] >= 0 {
+		return parseDelay(s[g[0]:g[1]], "", "")
+	}
+	unit := ""
+	if g[4] >= 0 {
+		unit = s[g[4]:g[5]]
+	}
+	return parseDelay(s[g[2]:g[3]], unit, "s")
+}
+
+// parseDelay turns a number and a unit word into a duration. A number with
+// no unit word is read as Go duration syntax when fallback is "", else in the
+// fallback unit. A delay too long for a time.Duration gives the longest one.
+func parseDelay(number, unit, fallback string) (time.Duration, bool) {
+	var suffix string
+	switch {
+	case unit == "":
+		suffix = fallback
+	case strings.HasPrefix(unit, "ms"), strings.HasPrefix(unit, "milli"):
+		suffix = "ms"
+	case strings.HasPrefix(unit, "s"):
+		suffix = "s"
+	case strings.HasPrefix(unit, "m"):
+		suffix = "m"
+	case strings.HasPrefix(unit, "h"):
+		suffix = "h"
+	default:
+		return 0, false
+	}
+	d, err := time.ParseDuration(number + suffix)
+	if err != nil {
+		if strings.Contains(err.Error(), "invalid duration") && isDecimal(number) {
+			// Only overflow makes a well-formed number fail.
+			return math.MaxInt64, true
+		}
+		return 0, false
+	}
+	return d, true
+}
+
+// isDecimal reports whether s is digits with at most one decimal point.
+func isDecimal(s string) bool {
+	dot := false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '.' && !dot && i > 0:
+			dot = true
+		case c < '0' || c > '9':
+			return false
+		}
+	}
+	return s != ""
+}
+
+// containsAny reports whether s contains any of the needles.
+func containsAny(s string, needles []string) bool {
+	for _, n := range needles {
+		if strings.Contains(s, n) {
+			return true
+		}
+	}
+	return false
+}

@@ -18,18 +18,24 @@
 //
 // A langchaingo tool takes one string. The Driver corrects JSON objects, so
 // the text travels as {"input": "<text>"} ([TextInput]), with a schema that
-// says so ([Tool.Schema]); an InputFix that gives {"input": "<new text>"}
+// says so ([InputSchema], [Schema]); an InputFix that gives {"input": "<new text>"}
 // runs the wrapped tool with the new text ([InputText]).
 //
 // # One tool, one name
 //
 // A wrapper runs only the tool it wraps, under its own name. A ToolChange
 // cannot apply: a langchaingo tool has no way to hand its call to another
-// tool of the agent. [Tool.Lookup] is a reflection.SchemaLookup that knows
-// only the wrapped tool; a Driver given it with reflection.WithSchemas drops
-// every ToolChange before it costs a call. With any other Driver, a retry
-// under another name fails without running anything, so the wrapped tool
-// never runs under a name that is not its own.
+// tool of the agent. [Lookup] returns a reflection.SchemaLookup that knows
+// only one tool; a Driver given it with reflection.WithSchemas shows the
+// Reflector the {"input": "<text>"} schema and drops every ToolChange before
+// it costs a call. With a Driver shared by several wrappers, a retry under
+// another name fails with [ErrOtherTool] without running anything, so the
+// wrapped tool never runs under a name that is not its own.
+//
+// # Failures reported as output
+//
+// A tool that reports a failure in its output with a nil error (langchaingo's
+// own tools.Calculator does) is recognised with [WithFailedOutput].
 //
 // # Usage
 //

@@ -233,6 +233,14 @@ func TestWrap(t *testing.T) {
 	assert.Equal(t, "42", got)
 }
 
+// TestNilContext checks that a nil ctx counts as context.Background().
+func TestNilContext(t *testing.T) {
+	var ctx context.Context
+	got, err := langchaingo.New(&adder{}, nil).Call(ctx, "2 + 3")
+	require.NoError(t, err)
+	assert.Equal(t, "5", got)
+}
+
 // TestNilTool checks the answers for a nil tool.
 func TestNilTool(t *testing.T) {
 	w := langchaingo.New(nil, nil)

@@ -174,6 +174,29 @@ func TestToolsMisbehavingPagination(t *testing.T) {
 	}
 }
 
+// TestToolsOddLists gives Load a list with a name twice and a tool without
+// an input schema: the later tool of a name wins, in the first one's place,
+// and a missing schema is a nil InputSchema.
+func TestToolsOddLists(t *testing.T) {
+	odd := func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method != "tools/list" {
+				return next(ctx, method, req)
+			}
+			return &mcp.ListToolsResult{Tools: []*mcp.Tool{
+				{Name: "a", Description: "first", InputSchema: map[string]any{"type": "object"}},
+				{Name: "b", Description: "no schema"},
+				{Name: "a", Description: "second", InputSchema: map[string]any{"type": "object", "required": []string{"x"}}},
+			}}, nil
+		}
+	}
+	f := newFixtureWith(t, setup{serverMiddle: odd})
+	assert.Equal(t, []reflection.ToolSchema{
+		{Name: "a", Description: "second", InputSchema: json.RawMessage(`{"required":["x"],"type":"object"}`)},
+		{Name: "b", Description: "no schema"},
+	}, f.tools.Schemas())
+}
+
 // TestToolsFollowOneSession checks that a Tools follows the session Load was
 // last given: a notification from another session of the same client is
 // ignored, and after a Load with a new session (a reconnect) the old one's

@@ -57,3 +57,13 @@ func InputText(input json.RawMessage) (string, error) {
 	}
 	return *in.Input, nil
 }
+
+// CheckInput reports whether input is {"input": "<text>"}, the only input a
+// wrapped tool takes, with InputText's error; tool is not consulted. It has
+// the signature of reflection.WithInputCheck: given to a Driver whose tools
+// are all wrappers, it drops an InputFix of another shape before it costs a
+// call, and the retry runs the input as it was.
+func CheckInput(tool string, input json.RawMessage) error {
+	_, err := InputText(input)
+	return err
+}

@@ -157,6 +157,23 @@ func TestRecovery(t *testing.T) {
 	}
 }
 
+// TestReflectorSeesSDKError checks that the SDK's error for an unknown tool
+// reaches the Reflector in Failure.Err, so errors.As finds it.
+func TestReflectorSeesSDKError(t *testing.T) {
+	f := newFixture(t, 0)
+	r := &scripted{answers: []reflection.FailureAnalysis{toolChange("search_v2")}}
+	call := reflection.ToolCall{ID: "c1", Name: "search", Input: json.RawMessage(`{"query":"todo"}`)}
+	_, err := f.driver(r).Run(context.Background(), call, reflectionmcp.Dispatch(f.session))
+	require.NoError(t, err)
+
+	asked := r.asked()
+	require.Len(t, asked, 1)
+	var wire *jsonrpc.Error
+	require.ErrorAs(t, asked[0].Err, &wire)
+	assert.Equal(t, int64(jsonrpc.CodeInvalidParams), wire.Code)
+	assert.Equal(t, `unknown tool "search"`, wire.Message)
+}
+
 // TestReflectorSeesServerSchema checks that the Failure carries the input
 // schema the server published for the failing tool.
 func TestReflectorSeesServerSchema(t *testing.T) {

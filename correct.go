@@ -77,14 +77,35 @@ func (s *settings) toolChangeProblem(from, to string) string {
 		return whyNoTool
 	}
 	if s.schemas != nil {
-		if _, ok := s.schemas(to); !ok {
+		if _, ok := s.lookup(to); !ok {
 			return whyUnknownTool
 		}
 	}
-	if s.allowTool != nil && !s.allowTool(from, to) {
+	if s.allowTool != nil && !s.allowed(from, to) {
 		return whyToolForbidden
 	}
 	return ""
+}
+
+// lookup asks the host's SchemaLookup; a panic in it means the tool is not
+// known.
+func (s *settings) lookup(tool string) (sch ToolSchema, ok bool) {
+	defer func() {
+		if recover() != nil {
+			sch, ok = ToolSchema{}, false
+		}
+	}()
+	return s.schemas(tool)
+}
+
+// allowed asks the host's tool-change filter; a panic in it means no.
+func (s *settings) allowed(from, to string) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	return s.allowTool(from, to)
 }
 
 // checkInput runs the host's input check (WithInputCheck) on the call a

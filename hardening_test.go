@@ -335,3 +335,25 @@ func TestHardeningSecondChecks(t *testing.T) {
 		assert.Contains(t, decided[0].String(), "Error method panicked")
 	})
 }
+
+// TestHardeningPanickingLookupAndFilter: a schema lookup or tool-change
+// filter that panics cannot crash Run; the tool counts as unknown, the
+// switch as not allowed.
+func TestHardeningPanickingLookupAndFilter(t *testing.T) {
+	change := recoverableWith(&reflection.Correction{Type: reflection.ToolChange, AlternativeTool: "cat"})
+	for name, opt := range map[string]reflection.Option{
+		"lookup": reflection.WithSchemas(func(string) (reflection.ToolSchema, bool) { panic("lookup exploded") }),
+		"filter": reflection.WithToolChangeFilter(func(string, string) bool { panic("filter exploded") }),
+	} {
+		t.Run(name, func(t *testing.T) {
+			tool := reflectiontest.NewTool(reflectiontest.Fail("no"), reflectiontest.Succeed("ok"))
+			d := reflection.NewDriver(opt,
+				reflection.WithReflector(reflectiontest.NewReflector(change)),
+				reflection.WithStrategy(reflectiontest.NewStrategy(reflection.Retry{})))
+			var res reflection.ToolResult
+			require.NotPanics(t, func() { res, _ = d.Run(context.Background(), fixCall, tool.Dispatch) })
+			assert.Equal(t, "ok", res.Content)
+			reflectiontest.AssertCallNames(t, tool, "read_file", "read_file")
+		})
+	}
+}

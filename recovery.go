@@ -25,8 +25,8 @@ import (
 // A Recovery is used by one goroutine at a time. Its zero value is not
 // usable; get one from Driver.NewRecovery.
 type Recovery struct {
-	s    *settings       // read only, but for EnableAsk on a copy of its own
-	ctx  context.Context // what the strategy's Decide receives
+	s   *settings       // read only, but for EnableAsk on a copy of its own
+	ctx context.Context // what the strategy's Decide receives
 
 	call    ToolCall // as the model made it
 	cur     ToolCall // as the next dispatch runs it: corrections applied
@@ -190,7 +190,7 @@ func (r *Recovery) dispatched(o *outcome, start, end time.Time) {
 	f.Tool, f.Input, f.Attempt, f.Err = r.cur.Name, r.cur.Input, r.attempt, o.err
 	if r.s.schemas != nil {
 		f.Schema = nil
-		if sch, ok := r.s.schemas(r.cur.Name); ok {
+		if sch, ok := r.s.lookup(r.cur.Name); ok {
 			f.Schema = &sch
 		}
 	}

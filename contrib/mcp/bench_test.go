@@ -1,4 +1,4 @@
-package reflectionmcp_test
+package mcp_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/loopctl-go/reflection"
-	reflectionmcp "github.com/loopctl-go/reflection/contrib/mcp"
+	reflectmcp "github.com/loopctl-go/reflection/contrib/mcp"
 )
 
 // BenchmarkLookup is the cost the Driver pays per failure to find a schema.
@@ -31,7 +31,7 @@ func BenchmarkResultText(b *testing.B) {
 	}}
 	b.ReportAllocs()
 	for b.Loop() {
-		_ = reflectionmcp.ResultText(res)
+		_ = reflectmcp.ResultText(res)
 	}
 }
 
@@ -54,7 +54,7 @@ func BenchmarkCall(b *testing.B) {
 	})
 	b.Run("driver", func(b *testing.B) {
 		d := reflection.NewDriver(reflection.WithSchemas(f.tools.Lookup))
-		dispatch := reflectionmcp.Dispatch(f.session)
+		dispatch := reflectmcp.Dispatch(f.session)
 		call := reflection.ToolCall{ID: "c", Name: "read_file", Input: input}
 		b.ReportAllocs()
 		for b.Loop() {

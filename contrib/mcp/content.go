@@ -1,4 +1,4 @@
-package reflectionmcp
+package mcp
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package reflectionmcp
+package mcp
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 
 // ErrNilSession is returned, wrapped, when a nil *mcp.ClientSession is given
 // to Dispatch, CallTool or Tools.Load.
-var ErrNilSession = errors.New("reflectionmcp: nil client session")
+var ErrNilSession = errors.New("mcp: nil client session")
 
 // Dispatch returns a reflection.DispatchFunc that runs each call as one
 // tools/call request over session.
@@ -40,18 +40,18 @@ func Dispatch(session *mcp.ClientSession) reflection.DispatchFunc {
 
 func callTool(ctx context.Context, session *mcp.ClientSession, call reflection.ToolCall) (reflection.ToolResult, error) {
 	if session == nil {
-		return reflection.ToolResult{ID: call.ID}, fmt.Errorf("reflectionmcp: tool %q: %w", call.Name, ErrNilSession)
+		return reflection.ToolResult{ID: call.ID}, fmt.Errorf("mcp: tool %q: %w", call.Name, ErrNilSession)
 	}
 	params := &mcp.CallToolParams{Name: call.Name}
 	if args := bytes.TrimSpace(call.Input); len(args) > 0 && !bytes.Equal(args, []byte("null")) {
 		if !json.Valid(args) {
-			return reflection.ToolResult{ID: call.ID}, fmt.Errorf("reflectionmcp: tool %q: input is not valid JSON", call.Name)
+			return reflection.ToolResult{ID: call.ID}, fmt.Errorf("mcp: tool %q: input is not valid JSON", call.Name)
 		}
 		params.Arguments = json.RawMessage(args)
 	}
 	res, err := session.CallTool(ctx, params)
 	if err != nil {
-		return reflection.ToolResult{ID: call.ID}, fmt.Errorf("reflectionmcp: tool %q: %w", call.Name, err)
+		return reflection.ToolResult{ID: call.ID}, fmt.Errorf("mcp: tool %q: %w", call.Name, err)
 	}
 	return reflection.ToolResult{ID: call.ID, Content: ResultText(res), IsError: res.IsError}, nil
 }
@@ -71,7 +71,7 @@ func callTool(ctx context.Context, session *mcp.ClientSession, call reflection.T
 // [Dispatch] instead.
 func CallTool(ctx context.Context, d *reflection.Driver, session *mcp.ClientSession, call reflection.ToolCall) (reflection.ToolResult, error) {
 	if session == nil {
-		err := fmt.Errorf("reflectionmcp: tool %q: %w", call.Name, ErrNilSession)
+		err := fmt.Errorf("mcp: tool %q: %w", call.Name, ErrNilSession)
 		return reflection.ToolResult{ID: call.ID, Content: err.Error(), IsError: true}, err
 	}
 	res, err := d.Run(ctx, call, Dispatch(session))

@@ -1,9 +1,13 @@
-// Package reflectionmcp runs the tool calls of an MCP client through a
+// Package mcp runs the tool calls of an MCP client through a
 // [reflection.Driver], for the official Go SDK of the Model Context Protocol
 // (github.com/modelcontextprotocol/go-sdk).
 //
-// The package is named reflectionmcp, not mcp, so that a host can import it
-// next to the SDK's own package mcp without renaming either.
+// The SDK's package is named mcp too, and a host imports both: import this
+// one under another name,
+//
+//	import reflectmcp "github.com/loopctl-go/reflection/contrib/mcp"
+//
+// In this documentation, mcp.X names the SDK's X.
 //
 // # Two pieces
 //
@@ -22,7 +26,7 @@
 // ToolListChangedHandler at Connect time, so the host installs
 // [Tools.HandleListChanged] in its ClientOptions before it connects:
 //
-//	tools := reflectionmcp.NewTools()
+//	tools := reflectmcp.NewTools()
 //	client := mcp.NewClient(impl, &mcp.ClientOptions{
 //		ToolListChangedHandler: tools.HandleListChanged,
 //	})
@@ -34,7 +38,7 @@
 //		reflection.WithReflector(reflector),
 //		reflection.WithSchemas(tools.Lookup),
 //	)
-//	res, err := driver.Run(ctx, call, reflectionmcp.Dispatch(session))
+//	res, err := driver.Run(ctx, call, reflectmcp.Dispatch(session))
 //
 // # What the model sees
 //
@@ -47,4 +51,4 @@
 // should hand to the model unless ctx has ended.
 //
 // Everything in this package is safe for concurrent use.
-package reflectionmcp
+package mcp

@@ -1,4 +1,4 @@
-package reflectionmcp_test
+package mcp_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/loopctl-go/reflection"
-	reflectionmcp "github.com/loopctl-go/reflection/contrib/mcp"
+	reflectmcp "github.com/loopctl-go/reflection/contrib/mcp"
 )
 
 type weatherArgs struct {
@@ -32,7 +32,7 @@ func newWeatherServer() *mcp.Server {
 
 // connect runs server in-process and returns a client session to it, with
 // tools installed as the client's tools/list_changed handler.
-func connect(ctx context.Context, server *mcp.Server, tools *reflectionmcp.Tools) (*mcp.ClientSession, func()) {
+func connect(ctx context.Context, server *mcp.Server, tools *reflectmcp.Tools) (*mcp.ClientSession, func()) {
 	serverEnd, clientEnd := mcp.NewInMemoryTransports()
 	serverSession, err := server.Connect(ctx, serverEnd, nil)
 	if err != nil {
@@ -56,7 +56,7 @@ func connect(ctx context.Context, server *mcp.Server, tools *reflectionmcp.Tools
 // Reflector, which sees the tool's schema, corrects the input.
 func Example() {
 	ctx := context.Background()
-	tools := reflectionmcp.NewTools()
+	tools := reflectmcp.NewTools()
 	session, closeAll := connect(ctx, newWeatherServer(), tools)
 	defer closeAll()
 	if err := tools.Load(ctx, session); err != nil {
@@ -80,7 +80,7 @@ func Example() {
 		reflection.WithSchemas(tools.Lookup),
 	)
 	call := reflection.ToolCall{ID: "call_1", Name: "get_weather", Input: json.RawMessage(`{"city":"Lisboa"}`)}
-	res, err := driver.Run(ctx, call, reflectionmcp.Dispatch(session))
+	res, err := driver.Run(ctx, call, reflectmcp.Dispatch(session))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -96,12 +96,12 @@ func Example() {
 // model gets the last failure as a soft error, so the agent goes on.
 func ExampleCallTool() {
 	ctx := context.Background()
-	tools := reflectionmcp.NewTools()
+	tools := reflectmcp.NewTools()
 	session, closeAll := connect(ctx, newWeatherServer(), tools)
 	defer closeAll()
 
 	calls := 0
-	dispatch := reflectionmcp.Dispatch(session)
+	dispatch := reflectmcp.Dispatch(session)
 	counting := func(ctx context.Context, call reflection.ToolCall) (reflection.ToolResult, error) {
 		calls++
 		return dispatch(ctx, call)
@@ -119,7 +119,7 @@ func ExampleCallTool() {
 	_, err := driver.Run(ctx, call, counting)
 	fmt.Println("Run:", errors.Is(err, reflection.ErrToolRecoveryExhausted), "after", calls, "calls")
 
-	res, err := reflectionmcp.CallTool(ctx, driver, session, call)
+	res, err := reflectmcp.CallTool(ctx, driver, session, call)
 	fmt.Printf("CallTool: err=%v IsError=%t Content=%s\n", err, res.IsError, res.Content)
 	// Output:
 	// Run: true after 6 calls
@@ -131,7 +131,7 @@ func ExampleCallTool() {
 func ExampleTools_HandleListChanged() {
 	ctx := context.Background()
 	server := newWeatherServer()
-	tools := reflectionmcp.NewTools()
+	tools := reflectmcp.NewTools()
 
 	changed := make(chan struct{}, 1)
 	serverEnd, clientEnd := mcp.NewInMemoryTransports()
@@ -177,10 +177,10 @@ func ExampleResultText() {
 		&mcp.TextContent{Text: "Here is the chart:"},
 		&mcp.ImageContent{MIMEType: "image/png", Data: make([]byte, 1024)},
 	}}
-	fmt.Println(reflectionmcp.ResultText(res))
+	fmt.Println(reflectmcp.ResultText(res))
 
 	typed := &mcp.CallToolResult{StructuredContent: map[string]any{"temperature": 19, "sky": "clear"}}
-	fmt.Println(reflectionmcp.ResultText(typed))
+	fmt.Println(reflectmcp.ResultText(typed))
 	// Output:
 	// Here is the chart:
 	// [image: image/png, 1024 bytes]

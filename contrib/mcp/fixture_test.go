@@ -1,4 +1,4 @@
-package reflectionmcp_test
+package mcp_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
-	reflectionmcp "github.com/loopctl-go/reflection/contrib/mcp"
+	reflectmcp "github.com/loopctl-go/reflection/contrib/mcp"
 )
 
 // fixture is an MCP server and a client connected to it over the SDK's
@@ -20,7 +20,7 @@ import (
 type fixture struct {
 	server  *mcp.Server
 	session *mcp.ClientSession
-	tools   *reflectionmcp.Tools
+	tools   *reflectmcp.Tools
 
 	// listChanged receives once per change notification, after the Tools
 	// handler has returned.
@@ -34,7 +34,7 @@ type fixture struct {
 type setup struct {
 	pageSize     int    // tools per list page; 0 means the SDK's default
 	protocol     string // the client's protocol version; "" means the SDK's latest
-	tools        []reflectionmcp.Option
+	tools        []reflectmcp.Option
 	serverMiddle mcp.Middleware // on the server's receiving side, when set
 	noLoad       bool           // leave Tools.Load to the test
 }
@@ -50,7 +50,7 @@ func newFixture(t testing.TB, pageSize int) *fixture {
 func newFixtureWith(t testing.TB, s setup) *fixture {
 	t.Helper()
 	f := &fixture{
-		tools:       reflectionmcp.NewTools(s.tools...),
+		tools:       reflectmcp.NewTools(s.tools...),
 		listChanged: make(chan struct{}, 16),
 	}
 	f.server = mcp.NewServer(&mcp.Implementation{Name: "files", Version: "v1"}, &mcp.ServerOptions{PageSize: s.pageSize})

@@ -1,4 +1,4 @@
-package reflectionmcp_test
+package mcp_test
 
 import (
 	"testing"

@@ -1,4 +1,4 @@
-package reflectionmcp
+package mcp
 
 import (
 	"context"
@@ -79,7 +79,7 @@ func NewTools(opts ...Option) *Tools {
 // the listing, and the wait for a listing already running.
 func (t *Tools) Load(ctx context.Context, session *mcp.ClientSession) error {
 	if session == nil {
-		return fmt.Errorf("reflectionmcp: load tools: %w", ErrNilSession)
+		return fmt.Errorf("mcp: load tools: %w", ErrNilSession)
 	}
 	t.mu.Lock()
 	t.session = session
@@ -108,7 +108,7 @@ func (t *Tools) HandleListChanged(ctx context.Context, req *mcp.ToolListChangedR
 		return
 	}
 	if err := t.refresh(ctx, req.Session); err != nil && t.logger != nil {
-		t.logger.LogAttrs(ctx, slog.LevelWarn, "reflectionmcp: tool list not refreshed; the previous list stays",
+		t.logger.LogAttrs(ctx, slog.LevelWarn, "mcp: tool list not refreshed; the previous list stays",
 			slog.Any("error", err))
 	}
 }
@@ -147,7 +147,7 @@ func (t *Tools) refresh(ctx context.Context, session *mcp.ClientSession) error {
 	select {
 	case t.listing <- struct{}{}:
 	case <-ctx.Done():
-		return fmt.Errorf("reflectionmcp: list tools: %w", context.Cause(ctx))
+		return fmt.Errorf("mcp: list tools: %w", context.Cause(ctx))
 	}
 	defer func() { <-t.listing }()
 
@@ -170,11 +170,11 @@ func listTools(ctx context.Context, session *mcp.ClientSession) (*toolList, erro
 	seen := make(map[string]bool)
 	for page := 0; ; page++ {
 		if page == MaxToolListPages {
-			return nil, fmt.Errorf("reflectionmcp: list tools: more than %d pages", MaxToolListPages)
+			return nil, fmt.Errorf("mcp: list tools: more than %d pages", MaxToolListPages)
 		}
 		res, err := session.ListTools(ctx, params)
 		if err != nil {
-			return nil, fmt.Errorf("reflectionmcp: list tools: %w", err)
+			return nil, fmt.Errorf("mcp: list tools: %w", err)
 		}
 		for _, tool := range res.Tools {
 			if tool != nil {
@@ -186,7 +186,7 @@ func listTools(ctx context.Context, session *mcp.ClientSession) (*toolList, erro
 			return l, nil
 		}
 		if seen[next] {
-			return nil, fmt.Errorf("reflectionmcp: list tools: the server repeated the cursor %q", next)
+			return nil, fmt.Errorf("mcp: list tools: the server repeated the cursor %q", next)
 		}
 		seen[next] = true
 		params = &mcp.ListToolsParams{Cursor: next}

@@ -1,4 +1,4 @@
-package reflectionmcp_test
+package mcp_test
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loopctl-go/reflection"
-	reflectionmcp "github.com/loopctl-go/reflection/contrib/mcp"
+	reflectmcp "github.com/loopctl-go/reflection/contrib/mcp"
 )
 
 // protocols are the two ways the SDK delivers tools/list_changed: on the
@@ -57,13 +57,13 @@ func TestToolsPaginated(t *testing.T) {
 // TestToolsBeforeLoad checks that a Tools knows nothing before Load, so a
 // Driver using it drops every ToolChange instead of guessing.
 func TestToolsBeforeLoad(t *testing.T) {
-	tools := reflectionmcp.NewTools()
+	tools := reflectmcp.NewTools()
 	_, ok := tools.Lookup("read_file")
 	assert.False(t, ok)
 	assert.Nil(t, tools.Schemas())
 	tools.HandleListChanged(context.Background(), nil)                           // no request: ignored
 	tools.HandleListChanged(context.Background(), &mcp.ToolListChangedRequest{}) // no session: ignored
-	require.ErrorIs(t, tools.Load(context.Background(), nil), reflectionmcp.ErrNilSession)
+	require.ErrorIs(t, tools.Load(context.Background(), nil), reflectmcp.ErrNilSession)
 }
 
 // TestToolsFollowListChanges adds and removes tools on the server: the
@@ -89,7 +89,7 @@ func TestToolsFollowListChanges(t *testing.T) {
 
 				r := &scripted{answers: []reflection.FailureAnalysis{toolChange("search_v3")}}
 				call := reflection.ToolCall{ID: "c1", Name: "search_v1", Input: json.RawMessage(`{"query":"todo"}`)}
-				res, err := f.driver(r).Run(context.Background(), call, reflectionmcp.Dispatch(f.session))
+				res, err := f.driver(r).Run(context.Background(), call, reflectmcp.Dispatch(f.session))
 				require.NoError(t, err)
 				assert.Equal(t, reflection.ToolResult{ID: "c1", Content: "v3 found todo"}, res)
 
@@ -119,13 +119,13 @@ func TestToolsRefreshFailureKeepsList(t *testing.T) {
 		}
 		var logs bytes.Buffer
 		logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{ReplaceAttr: dropTime}))
-		f := newFixtureWith(t, setup{serverMiddle: failLater, tools: []reflectionmcp.Option{reflectionmcp.WithLogger(logger)}})
+		f := newFixtureWith(t, setup{serverMiddle: failLater, tools: []reflectmcp.Option{reflectmcp.WithLogger(logger)}})
 		before := f.tools.Schemas()
 
 		f.server.RemoveTools("flaky")
 		<-f.listChanged
 		assert.Equal(t, before, f.tools.Schemas(), "the old list stays")
-		assert.Contains(t, logs.String(), `level=WARN msg="reflectionmcp: tool list not refreshed; the previous list stays"`)
+		assert.Contains(t, logs.String(), `level=WARN msg="mcp: tool list not refreshed; the previous list stays"`)
 		assert.Contains(t, logs.String(), "tool registry offline")
 
 		err := f.tools.Load(context.Background(), f.session)
@@ -236,7 +236,7 @@ func TestToolsConcurrentUse(t *testing.T) {
 		for i := range 8 {
 			wg.Go(func() {
 				call := reflection.ToolCall{ID: strconv.Itoa(i), Name: "read_file", Input: json.RawMessage(`{"path":"x"}`)}
-				res, err := d.Run(context.Background(), call, reflectionmcp.Dispatch(f.session))
+				res, err := d.Run(context.Background(), call, reflectmcp.Dispatch(f.session))
 				assert.NoError(t, err)
 				assert.Equal(t, reflection.ToolResult{ID: call.ID, Content: "- ship v1"}, res)
 				_, ok := f.tools.Lookup("read_file")

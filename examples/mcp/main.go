@@ -29,7 +29,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/loopctl-go/reflection"
-	reflectionmcp "github.com/loopctl-go/reflection/contrib/mcp"
+	reflectmcp "github.com/loopctl-go/reflection/contrib/mcp"
 )
 
 func main() {
@@ -50,7 +50,7 @@ func run(ctx context.Context, w io.Writer) error {
 
 	// The glue: a Tools installed as the client's list-changed handler before
 	// Connect, loaded once connected, and given to the Driver as its schemas.
-	tools := reflectionmcp.NewTools()
+	tools := reflectmcp.NewTools()
 	listChanged := make(chan struct{}, 1)
 	client := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "v1"}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(ctx context.Context, req *mcp.ToolListChangedRequest) {
@@ -77,7 +77,7 @@ func run(ctx context.Context, w io.Writer) error {
 
 	call := func(c reflection.ToolCall) error {
 		fmt.Fprintf(w, "\n== %s %s\n", c.Name, c.Input)
-		res, err := reflectionmcp.CallTool(ctx, driver, session, c)
+		res, err := reflectmcp.CallTool(ctx, driver, session, c)
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.ID, err) // only when ctx has ended
 		}
@@ -104,7 +104,7 @@ func run(ctx context.Context, w io.Writer) error {
 	return call(reflection.ToolCall{ID: "call_3", Name: "stock_price", Input: json.RawMessage(`{"symbol":"ACME"}`)})
 }
 
-func toolNames(tools *reflectionmcp.Tools) []string {
+func toolNames(tools *reflectmcp.Tools) []string {
 	var names []string
 	for _, s := range tools.Schemas() {
 		names = append(names, s.Name)

@@ -1,0 +1,291 @@
+package langchaingo_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/tmc/langchaingo/tools"
+
+	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/contrib/langchaingo"
+)
+
+const cannotRead = `adder: cannot read "two plus three": want "<a> + <b>"`
+
+// TestCall runs a wrapped tool through a Driver, for each way a call ends.
+func TestCall(t *testing.T) {
+	high := reflection.FailureAnalysis{
+		IsRecoverable: true, RootCause: "needs a human", Severity: reflection.SeverityHigh,
+		Correction: &reflection.Correction{Type: reflection.Escalate},
+	}
+	tests := []struct {
+		name    string
+		driver  func(r reflection.Reflector) *reflection.Driver
+		answers []reflection.FailureAnalysis
+		input   string
+		want    string
+		wantRan []string
+	}{
+		{
+			name:    "a success needs no Reflector",
+			driver:  func(r reflection.Reflector) *reflection.Driver { return backoff(r) },
+			answers: []reflection.FailureAnalysis{transient},
+			input:   "2 + 3",
+			want:    "5",
+			wantRan: []string{"2 + 3"},
+		},
+		{
+			name:    "an error recovers by InputFix",
+			driver:  func(r reflection.Reflector) *reflection.Driver { return backoff(r) },
+			answers: []reflection.FailureAnalysis{inputFix(langchaingo.TextInput("2 + 3"))},
+			input:   "two plus three",
+			want:    "5",
+			wantRan: []string{"two plus three", "2 + 3"},
+		},
+		{
+			name:   "an InputFix that is not {\"input\": text} fails without running the tool",
+			driver: func(r reflection.Reflector) *reflection.Driver { return backoff(r) },
+			answers: []reflection.FailureAnalysis{
+				inputFix(json.RawMessage(`{"text":"2 + 3"}`)),
+				inputFix(langchaingo.TextInput("2 + 3")),
+			},
+			input:   "two plus three",
+			want:    "5",
+			wantRan: []string{"two plus three", "2 + 3"},
+		},
+		{
+			name:    "a soft failure is the observation",
+			driver:  func(reflection.Reflector) *reflection.Driver { return reflection.NewDriver() },
+			input:   "two plus three",
+			want:    cannotRead,
+			wantRan: []string{"two plus three"},
+		},
+		{
+			name:    "AskUser is the observation",
+			driver:  func(r reflection.Reflector) *reflection.Driver { return backoff(r) },
+			answers: []reflection.FailureAnalysis{high},
+			input:   "two plus three",
+			want:    cannotRead + "\n\nA human decision is needed before this call can be retried: high-severity failure with correction available: needs a human",
+			wantRan: []string{"two plus three"},
+		},
+		{
+			name:    "exhaustion is the observation, with no error",
+			driver:  func(r reflection.Reflector) *reflection.Driver { return retrying(r) },
+			answers: []reflection.FailureAnalysis{transient},
+			input:   "two plus three",
+			want:    cannotRead,
+			wantRan: []string{"two plus three", "two plus three", "two plus three", "two plus three", "two plus three", "two plus three"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tool := &adder{}
+			w := langchaingo.New(tool, tt.driver(&scripted{answers: tt.answers}))
+			got, err := w.Call(context.Background(), tt.input)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+			assert.Equal(t, tt.wantRan, tool.ran())
+		})
+	}
+}
+
+// TestCheckInputDropsAnotherShape gives a Driver CheckInput: an InputFix
+// that is not {"input": text} is dropped before it costs a call, and the
+// retry runs the input as it was.
+func TestCheckInputDropsAnotherShape(t *testing.T) {
+	tool := &adder{}
+	r := &scripted{answers: []reflection.FailureAnalysis{
+		inputFix(json.RawMessage(`{"text":"2 + 3"}`)),
+		inputFix(langchaingo.TextInput("2 + 3")),
+	}}
+	var dropped []string
+	d := backoff(r, reflection.WithInputCheck(langchaingo.CheckInput), reflection.WithObserver(reflection.Observer{
+		Corrected: func(_ context.Context, _ int, _ reflection.Correction, applied bool, why string) {
+			if !applied {
+				dropped = append(dropped, why)
+			}
+		},
+	}))
+	got, err := langchaingo.New(tool, d).Call(context.Background(), "two plus three")
+	require.NoError(t, err)
+	assert.Equal(t, "5", got)
+	require.Len(t, dropped, 1)
+	assert.Contains(t, dropped[0], "input check")
+	assert.Equal(t, []string{"two plus three", "two plus three", "2 + 3"}, tool.ran())
+}
+
+// TestReflectorSeesTextInput checks what the Reflector is asked: the text
+// input as {"input": text}, the task from ctx, and, with the wrapper's
+// lookup, the tool's schema.
+func TestReflectorSeesTextInput(t *testing.T) {
+	tool := &adder{}
+	r := &scripted{answers: []reflection.FailureAnalysis{inputFix(langchaingo.TextInput("2 + 3"))}}
+	w := langchaingo.New(tool, backoff(r, reflection.WithSchemas(langchaingo.Lookup(tool))))
+	ctx := reflection.ContextWithTask(context.Background(), "add two and three")
+	got, err := w.Call(ctx, `two "plus" <three>`)
+	require.NoError(t, err)
+	assert.Equal(t, "5", got)
+
+	asked := r.asked()
+	require.Len(t, asked, 1)
+	assert.Equal(t, "adder", asked[0].Tool)
+	assert.JSONEq(t, `{"input":"two \"plus\" <three>"}`, string(asked[0].Input))
+	assert.Equal(t, "add two and three", asked[0].Task)
+	require.NotNil(t, asked[0].Schema)
+	assert.Equal(t, langchaingo.Schema(tool), *asked[0].Schema)
+	assert.JSONEq(t, `{
+		"type": "object",
+		"properties": {"input": {"type": "string", "description": "The text the tool takes."}},
+		"required": ["input"],
+		"additionalProperties": false
+	}`, string(asked[0].Schema.InputSchema))
+}
+
+// TestToolChangeNeverRunsUnderAnotherName gives a wrapper a ToolChange: the
+// wrapped tool never runs under the other name.
+func TestToolChangeNeverRunsUnderAnotherName(t *testing.T) {
+	giveUp := reflection.FailureAnalysis{IsRecoverable: false, RootCause: "no way forward"}
+
+	t.Run("a shared Driver: the retry fails without running anything", func(t *testing.T) {
+		tool := &adder{}
+		r := &scripted{answers: []reflection.FailureAnalysis{toolChange("calculator"), giveUp}}
+		got, err := langchaingo.New(tool, backoff(r)).Call(context.Background(), "two plus three")
+		require.NoError(t, err)
+		assert.Equal(t, `langchaingo: a wrapped tool runs only under its own name: this call can run only "adder", not "calculator"`, got)
+		assert.Equal(t, []string{"two plus three"}, tool.ran(), "adder ran once, under its own name")
+		asked := r.asked()
+		require.Len(t, asked, 2)
+		assert.Equal(t, "calculator", asked[1].Tool)
+	})
+	t.Run("a Driver with the wrapper's lookup drops the ToolChange", func(t *testing.T) {
+		tool := &adder{}
+		r := &scripted{answers: []reflection.FailureAnalysis{toolChange("calculator"), giveUp}}
+		var dropped []string
+		d := backoff(r, reflection.WithSchemas(langchaingo.Lookup(tool)), reflection.WithObserver(reflection.Observer{
+			Corrected: func(_ context.Context, _ int, _ reflection.Correction, applied bool, why string) {
+				if !applied {
+					dropped = append(dropped, why)
+				}
+			},
+		}))
+		got, err := langchaingo.New(tool, d).Call(context.Background(), "two plus three")
+		require.NoError(t, err)
+		assert.Equal(t, cannotRead, got)
+		require.Len(t, dropped, 1)
+		assert.Contains(t, dropped[0], "not registered")
+		assert.Equal(t, []string{"two plus three", "two plus three"}, tool.ran(), "the retry ran adder again")
+		for _, f := range r.asked() {
+			assert.Equal(t, "adder", f.Tool)
+		}
+	})
+}
+
+// TestCallEndsWithCtx cancels a call while the tool runs: only then does
+// Call return an error.
+func TestCallEndsWithCtx(t *testing.T) {
+	started := make(chan struct{})
+	w := langchaingo.New(waiter{started: started}, retrying(&scripted{answers: []reflection.FailureAnalysis{transient}}))
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-started
+		cancel()
+	}()
+	got, err := w.Call(ctx, "anything")
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Empty(t, got)
+}
+
+// TestCallDeadlineRefusal checks that a wait the Driver refuses because
+// ctx's deadline comes first is a soft end: ctx has not ended.
+func TestCallDeadlineRefusal(t *testing.T) {
+	d := reflection.NewDriver(
+		reflection.WithReflector(&scripted{answers: []reflection.FailureAnalysis{transient}}),
+		reflection.WithStrategy(reflection.StrategyFunc(func(context.Context, reflection.FailureAnalysis, int, int) reflection.RecoveryAction {
+			return reflection.Retry{Delay: time.Hour}
+		})),
+	)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	tool := &adder{}
+	got, err := langchaingo.New(tool, d).Call(ctx, "two plus three")
+	require.NoError(t, err)
+	assert.Equal(t, cannotRead, got)
+	assert.Len(t, tool.ran(), 1)
+}
+
+// TestFailedOutput runs langchaingo's own Calculator, which reports a bad
+// expression in its output with a nil error: WithFailedOutput makes that a
+// failure the Driver recovers from.
+func TestFailedOutput(t *testing.T) {
+	isFailure := func(out string) bool { return strings.HasPrefix(out, "error from evaluator:") }
+	r := &scripted{answers: []reflection.FailureAnalysis{inputFix(langchaingo.TextInput("2 + 2"))}}
+
+	got, err := langchaingo.New(tools.Calculator{}, backoff(r), langchaingo.WithFailedOutput(isFailure)).
+		Call(context.Background(), "two + two")
+	require.NoError(t, err)
+	assert.Equal(t, "4", got)
+	asked := r.asked()
+	require.Len(t, asked, 1)
+	assert.Contains(t, asked[0].Error, "error from evaluator: input:1:1: undefined: two")
+
+	t.Run("without the option the output is a success", func(t *testing.T) {
+		r := &scripted{answers: []reflection.FailureAnalysis{inputFix(langchaingo.TextInput("2 + 2"))}}
+		got, err := langchaingo.New(tools.Calculator{}, backoff(r)).Call(context.Background(), "two + two")
+		require.NoError(t, err)
+		assert.Contains(t, got, "error from evaluator:")
+		assert.Empty(t, r.asked())
+	})
+}
+
+// TestWrap checks that wrapping keeps each tool's name, description and
+// order, so an agent's prompt and its tool lookup stay as they were.
+func TestWrap(t *testing.T) {
+	ts := []tools.Tool{&adder{}, tools.Calculator{}}
+	wrapped := langchaingo.Wrap(ts, nil)
+	require.Len(t, wrapped, 2)
+	for i, w := range wrapped {
+		assert.Equal(t, ts[i].Name(), w.Name())
+		assert.Equal(t, ts[i].Description(), w.Description())
+		require.IsType(t, &langchaingo.Tool{}, w)
+		assert.Equal(t, ts[i], w.(*langchaingo.Tool).Unwrap())
+	}
+	got, err := wrapped[1].Call(context.Background(), "6 * 7")
+	require.NoError(t, err)
+	assert.Equal(t, "42", got)
+}
+
+// TestNilContext checks that a nil ctx counts as context.Background().
+func TestNilContext(t *testing.T) {
+	var ctx context.Context
+	got, err := langchaingo.New(&adder{}, nil).Call(ctx, "2 + 3")
+	require.NoError(t, err)
+	assert.Equal(t, "5", got)
+}
+
+// TestNilTool checks the answers for a nil tool.
+func TestNilTool(t *testing.T) {
+	w := langchaingo.New(nil, nil)
+	_, err := w.Call(context.Background(), "x")
+	require.ErrorIs(t, err, langchaingo.ErrNilTool)
+	assert.Empty(t, w.Name())
+	assert.Equal(t, reflection.ToolSchema{}, langchaingo.Schema(nil))
+	_, ok := langchaingo.Lookup(nil)("")
+	assert.False(t, ok)
+}
+
+// TestLookup checks that the lookup knows its own tool and no other.
+func TestLookup(t *testing.T) {
+	lookup := langchaingo.Lookup(&adder{})
+	s, ok := lookup("adder")
+	require.True(t, ok)
+	assert.Equal(t, langchaingo.Schema(&adder{}), s)
+	for _, other := range []string{"", "ADDER", "calculator"} {
+		_, ok := lookup(other)
+		assert.False(t, ok, other)
+	}
+}

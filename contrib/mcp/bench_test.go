@@ -1,0 +1,67 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/loopctl-go/reflection"
+	reflectmcp "github.com/loopctl-go/reflection/contrib/mcp"
+)
+
+// BenchmarkLookup is the cost the Driver pays per failure to find a schema.
+func BenchmarkLookup(b *testing.B) {
+	f := newFixture(b, 0)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := f.tools.Lookup("search_v2"); !ok {
+			b.Fatal("search_v2 not found")
+		}
+	}
+}
+
+// BenchmarkResultText converts a typical mixed result.
+func BenchmarkResultText(b *testing.B) {
+	res := &mcp.CallToolResult{Content: []mcp.Content{
+		&mcp.TextContent{Text: "line one"},
+		&mcp.TextContent{Text: "line two"},
+		&mcp.ImageContent{MIMEType: "image/png", Data: make([]byte, 1024)},
+	}}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = reflectmcp.ResultText(res)
+	}
+}
+
+// BenchmarkCall compares a successful tools/call made directly with the SDK
+// and the same call through a Driver and Dispatch: the difference is what
+// the adapter adds on the happy path.
+func BenchmarkCall(b *testing.B) {
+	f := newFixture(b, 0)
+	ctx := context.Background()
+	input := json.RawMessage(`{"path":"notes/todo.md"}`)
+
+	b.Run("sdk", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			res, err := f.session.CallTool(ctx, &mcp.CallToolParams{Name: "read_file", Arguments: input})
+			if err != nil || res.IsError {
+				b.Fatal(err, res)
+			}
+		}
+	})
+	b.Run("driver", func(b *testing.B) {
+		d := reflection.NewDriver(reflection.WithSchemas(f.tools.Lookup))
+		dispatch := reflectmcp.Dispatch(f.session)
+		call := reflection.ToolCall{ID: "c", Name: "read_file", Input: input}
+		b.ReportAllocs()
+		for b.Loop() {
+			res, err := d.Run(ctx, call, dispatch)
+			if err != nil || res.IsError {
+				b.Fatal(err, res)
+			}
+		}
+	})
+}

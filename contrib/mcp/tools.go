@@ -1,0 +1,210 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+
+	"github.com/loopctl-go/reflection"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// MaxToolListPages caps the pages of one tool listing: a server whose cursor
+// never ends cannot keep a Load or a refresh going forever.
+const MaxToolListPages = 1000
+
+// Tools is the tool list of one MCP server session, kept as schemas for a
+// reflection.Driver: [Tools.Lookup] is its reflection.SchemaLookup.
+//
+// [Tools.Load] lists the tools once, following every page, and builds each
+// tool's schema then, so a lookup marshals nothing. When the server says its
+// list changed, [Tools.HandleListChanged] lists them again and swaps the new
+// list in whole; lookups never wait for a listing and see either the old list
+// or the new one. A listing that fails keeps the list it would have replaced.
+//
+// A Tools is safe for concurrent use. Use one per session: it follows the
+// session last given to Load and ignores notifications from any other.
+type Tools struct {
+	logger *slog.Logger
+
+	list atomic.Pointer[toolList] // nil until the first listing succeeds
+
+	mu      sync.Mutex
+	session *mcp.ClientSession // the session Load was last given
+
+	// listing holds one token; whoever holds it lists the tools, so
+	// listings run one at a time and the last one started is the last one
+	// stored. A channel rather than a mutex lets a waiting Load give up
+	// when its ctx ends.
+	listing chan struct{}
+}
+
+// toolList is one listing of the server's tools; it never changes once
+// stored.
+type toolList struct {
+	ordered []reflection.ToolSchema // in the server's order
+	byName  map[string]int          // index into ordered
+}
+
+// Option configures a Tools in NewTools.
+type Option func(*Tools)
+
+// WithLogger sets where a listing that fails after a change notification is
+// reported (it has no caller to return an error to). nil, the default, logs
+// nothing.
+func WithLogger(l *slog.Logger) Option {
+	return func(t *Tools) { t.logger = l }
+}
+
+// NewTools returns an empty Tools: Lookup knows no tool until Load succeeds.
+func NewTools(opts ...Option) *Tools {
+	t := &Tools{listing: make(chan struct{}, 1)}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(t)
+		}
+	}
+	return t
+}
+
+// Load lists the tools of session, every page, and makes that list the one
+// Lookup serves. From then on, HandleListChanged follows session. Call it
+// after Connect and before the first call runs; call it again with the new
+// session after a reconnect.
+//
+// On error the list served before stays (none, on a first Load). ctx bounds
+// the listing, and the wait for a listing already running.
+func (t *Tools) Load(ctx context.Context, session *mcp.ClientSession) error {
+	if session == nil {
+		return fmt.Errorf("mcp: load tools: %w", ErrNilSession)
+	}
+	t.mu.Lock()
+	t.session = session
+	t.mu.Unlock()
+	return t.refresh(ctx, session)
+}
+
+// HandleListChanged lists the tools again. It has the signature of
+// mcp.ClientOptions.ToolListChangedHandler: install it there before Connect,
+// since the SDK subscribes to tools/list_changed only for a client that has
+// such a handler. A host with its own handler calls this one from it.
+//
+// It runs on the session's notification goroutine and returns when the new
+// list is stored or the listing failed (the old list then stays, and the
+// failure goes to the logger of WithLogger). A notification for a session
+// other than the one given to Load, or before any Load, is ignored: Load
+// lists the tools anyway.
+func (t *Tools) HandleListChanged(ctx context.Context, req *mcp.ToolListChangedRequest) {
+	if req == nil || req.Session == nil {
+		return
+	}
+	t.mu.Lock()
+	ours := req.Session == t.session
+	t.mu.Unlock()
+	if !ours {
+		return
+	}
+	if err := t.refresh(ctx, req.Session); err != nil && t.logger != nil {
+		t.logger.LogAttrs(ctx, slog.LevelWarn, "mcp: tool list not refreshed; the previous list stays",
+			slog.Any("error", err))
+	}
+}
+
+// Lookup returns the schema of the named tool as the server last listed it,
+// and false for a tool it does not list. It is a reflection.SchemaLookup:
+// pass it to reflection.WithSchemas. The schema's InputSchema is shared by
+// every caller and must not be modified.
+func (t *Tools) Lookup(name string) (reflection.ToolSchema, bool) {
+	l := t.list.Load()
+	if l == nil {
+		return reflection.ToolSchema{}, false
+	}
+	i, ok := l.byName[name]
+	if !ok {
+		return reflection.ToolSchema{}, false
+	}
+	return l.ordered[i], true
+}
+
+// Schemas returns every tool of the last listing, in the server's order
+// (nil before the first Load succeeds): a catalog for a Reflector that
+// proposes ToolChanges. The slice is the caller's; the InputSchemas in it are
+// shared and must not be modified.
+func (t *Tools) Schemas() []reflection.ToolSchema {
+	l := t.list.Load()
+	if l == nil {
+		return nil
+	}
+	return append([]reflection.ToolSchema(nil), l.ordered...)
+}
+
+// refresh lists the tools of session and stores the list, unless Load has
+// moved to another session meanwhile.
+func (t *Tools) refresh(ctx context.Context, session *mcp.ClientSession) error {
+	select {
+	case t.listing <- struct{}{}:
+	case <-ctx.Done():
+		return fmt.Errorf("mcp: list tools: %w", context.Cause(ctx))
+	}
+	defer func() { <-t.listing }()
+
+	l, err := listTools(ctx, session)
+	if err != nil {
+		return err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.session == session {
+		t.list.Store(l)
+	}
+	return nil
+}
+
+// listTools fetches every page of session's tool list and builds the schemas.
+func listTools(ctx context.Context, session *mcp.ClientSession) (*toolList, error) {
+	l := &toolList{byName: make(map[string]int)}
+	params := &mcp.ListToolsParams{}
+	seen := make(map[string]bool)
+	for page := 0; ; page++ {
+		if page == MaxToolListPages {
+			return nil, fmt.Errorf("mcp: list tools: more than %d pages", MaxToolListPages)
+		}
+		res, err := session.ListTools(ctx, params)
+		if err != nil {
+			return nil, fmt.Errorf("mcp: list tools: %w", err)
+		}
+		for _, tool := range res.Tools {
+			if tool != nil {
+				l.add(tool)
+			}
+		}
+		next := res.NextCursor
+		if next == "" {
+			return l, nil
+		}
+		if seen[next] {
+			return nil, fmt.Errorf("mcp: list tools: the server repeated the cursor %q", next)
+		}
+		seen[next] = true
+		params = &mcp.ListToolsParams{Cursor: next}
+	}
+}
+
+// add stores tool's schema; a later tool of the same name replaces it.
+func (l *toolList) add(tool *mcp.Tool) {
+	s := reflection.ToolSchema{Name: tool.Name, Description: tool.Description}
+	if tool.InputSchema != nil {
+		if b, err := json.Marshal(tool.InputSchema); err == nil && string(b) != "null" {
+			s.InputSchema = b
+		}
+	}
+	if i, ok := l.byName[tool.Name]; ok {
+		l.ordered[i] = s
+		return
+	}
+	l.byName[tool.Name] = len(l.ordered)
+	l.ordered = append(l.ordered, s)
+}

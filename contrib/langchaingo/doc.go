@@ -25,12 +25,11 @@
 //
 // A wrapper runs only the tool it wraps, under its own name. A ToolChange
 // cannot apply: a langchaingo tool has no way to hand its call to another
-// tool of the agent. [Lookup] returns a reflection.SchemaLookup that knows
-// only one tool; a Driver given it with reflection.WithSchemas shows the
-// Reflector the {"input": "<text>"} schema and drops every ToolChange before
-// it costs a call. With a Driver shared by several wrappers, a retry under
-// another name fails with [ErrOtherTool] without running anything, so the
-// wrapped tool never runs under a name that is not its own.
+// tool of the agent. [New] therefore runs the calls through a copy of the
+// given Driver (reflection.Driver.With) whose schema lookup is [Lookup] of
+// the tool, which knows that tool alone: the Reflector sees the
+// {"input": "<text>"} schema, and the Driver drops every ToolChange before it
+// costs a call. One Driver can be given to every wrapper of an agent.
 //
 // # Failures reported as output
 //

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 
 	"github.com/loopctl-go/reflection"
 	"github.com/tmc/langchaingo/tools"
@@ -13,10 +12,6 @@ import (
 
 // ErrNilTool is returned by the Call of a Tool that wraps no tool.
 var ErrNilTool = errors.New("langchaingo: nil tool")
-
-// ErrOtherTool is wrapped by the failure of a retry that a ToolChange sent
-// to a wrapped tool under another name: a wrapper runs only its own tool.
-var ErrOtherTool = errors.New("langchaingo: a wrapped tool runs only under its own name")
 
 // Tool is a tools.Tool that runs the tool it wraps through a
 // reflection.Driver. Its Name and Description are the wrapped tool's, so an
@@ -33,9 +28,13 @@ type Tool struct {
 
 var _ tools.Tool = (*Tool)(nil)
 
-// New wraps t so that each Call runs through d. A nil d behaves as
-// reflection.NewDriver() does (one call, no retry). The schema is built
-// here, once. A nil t gives a Tool whose Call fails with ErrNilTool.
+// New wraps t so that each Call runs through d, narrowed to t: the wrapper
+// uses a copy of d (Driver.With) whose schema lookup is Lookup(t), so the
+// Reflector sees the {"input": "<text>"} schema and the Driver drops every
+// ToolChange (a langchaingo tool cannot hand its call to another); t never
+// runs under another name. A nil d behaves as reflection.NewDriver() does
+// (one call, no retry). The schema is built here, once. A nil t gives a Tool
+// whose Call fails with ErrNilTool.
 func New(t tools.Tool, d *reflection.Driver, opts ...Option) *Tool {
 	w := &Tool{tool: t, driver: d}
 	for _, opt := range opts {
@@ -45,12 +44,13 @@ func New(t tools.Tool, d *reflection.Driver, opts ...Option) *Tool {
 	}
 	if t != nil {
 		w.schema = Schema(t)
+		w.driver = d.With(reflection.WithSchemas(Lookup(t)))
 	}
 	return w
 }
 
-// Wrap wraps each of ts with New, in order, for an agent's tool list. The
-// tools share d; each still runs only itself.
+// Wrap wraps each of ts with New, in order, for an agent's tool list. Each
+// gets its own copy of d, narrowed to itself.
 func Wrap(ts []tools.Tool, d *reflection.Driver, opts ...Option) []tools.Tool {
 	out := make([]tools.Tool, len(ts))
 	for i, t := range ts {
@@ -69,11 +69,10 @@ func Schema(t tools.Tool) reflection.ToolSchema {
 	return reflection.ToolSchema{Name: t.Name(), Description: t.Description(), InputSchema: inputSchema}
 }
 
-// Lookup returns a reflection.SchemaLookup that knows only t: give it to
-// the Driver of a wrapper of t with reflection.WithSchemas, and the
-// Reflector sees the {"input": "<text>"} schema while every ToolChange is
-// dropped before it costs a call. The schema is built once, here. For a nil
-// t the lookup knows no tool.
+// Lookup returns a reflection.SchemaLookup that knows only t, the one New
+// installs in a wrapper's Driver: the Reflector sees the {"input": "<text>"}
+// schema and every ToolChange is dropped before it costs a call. The schema
+// is built once, here. For a nil t the lookup knows no tool.
 func Lookup(t tools.Tool) reflection.SchemaLookup {
 	s := Schema(t)
 	return func(name string) (reflection.ToolSchema, bool) {
@@ -129,9 +128,6 @@ type attempt struct {
 // input, the tool gets the agent's text exactly as it was given.
 func (a *attempt) dispatch(ctx context.Context, call reflection.ToolCall) (reflection.ToolResult, error) {
 	w := a.tool
-	if call.Name != w.schema.Name {
-		return reflection.ToolResult{}, fmt.Errorf("%w: this call can run only %q, not %q", ErrOtherTool, w.schema.Name, call.Name)
-	}
 	text := a.text
 	if !bytes.Equal(call.Input, a.input) {
 		var err error

@@ -151,17 +151,27 @@ func TestReflectorSeesTextInput(t *testing.T) {
 func TestToolChangeNeverRunsUnderAnotherName(t *testing.T) {
 	giveUp := reflection.FailureAnalysis{IsRecoverable: false, RootCause: "no way forward"}
 
-	t.Run("a shared Driver: the retry fails without running anything", func(t *testing.T) {
-		tool := &adder{}
-		r := &scripted{answers: []reflection.FailureAnalysis{toolChange("calculator"), giveUp}}
-		got, err := langchaingo.New(tool, backoff(r)).Call(context.Background(), "two plus three")
-		require.NoError(t, err)
-		assert.Equal(t, `langchaingo: a wrapped tool runs only under its own name: this call can run only "adder", not "calculator"`, got)
-		assert.Equal(t, []string{"two plus three"}, tool.ran(), "adder ran once, under its own name")
-		asked := r.asked()
-		require.Len(t, asked, 2)
-		assert.Equal(t, "calculator", asked[1].Tool)
-	})
+	for name, lookup := range map[string]reflection.SchemaLookup{
+		"a shared Driver without a lookup": nil,
+		"a Driver whose lookup knows the other tool": func(name string) (reflection.ToolSchema, bool) {
+			return reflection.ToolSchema{Name: name}, true
+		},
+	} {
+		t.Run(name+": the wrapper narrows it to its own tool", func(t *testing.T) {
+			tool := &adder{}
+			r := &scripted{answers: []reflection.FailureAnalysis{toolChange("calculator"), giveUp}}
+			shared := backoff(r, reflection.WithSchemas(lookup))
+			got, err := langchaingo.New(tool, shared).Call(context.Background(), "two plus three")
+			require.NoError(t, err)
+			assert.Equal(t, cannotRead, got)
+			assert.Equal(t, []string{"two plus three", "two plus three"}, tool.ran(), "the retry ran adder again, under its own name")
+			for _, f := range r.asked() {
+				assert.Equal(t, "adder", f.Tool)
+				require.NotNil(t, f.Schema, "the Reflector sees the wrapper's schema")
+				assert.Equal(t, "adder", f.Schema.Name)
+			}
+		})
+	}
 	t.Run("a Driver with the wrapper's lookup drops the ToolChange", func(t *testing.T) {
 		tool := &adder{}
 		r := &scripted{answers: []reflection.FailureAnalysis{toolChange("calculator"), giveUp}}

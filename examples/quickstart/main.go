@@ -1,14 +1,22 @@
 // Command quickstart runs a small simulated agent through a reflection.Driver,
 // offline, and prints a trace of every attempt, analysis and decision.
 //
-// Four tool calls show the four ways recovery plays out:
+// The Reflector is a chain: the stock rules of package rules first (they know
+// timeouts and permission errors without a model), then this program's own
+// pattern reflector for what only it knows (its files, its deprecated tools).
+// Four tool calls show the ways recovery plays out:
 //
-//   - get_weather times out twice and is retried with exponential backoff;
-//   - read_file is called with a misspelled path, and a rule-based Reflector
+//   - get_weather times out twice; the rules call it transient, and it is
+//     retried with exponential backoff;
+//   - read_file is called with a misspelled path, and the pattern reflector
 //     proposes an InputFix with the right one;
-//   - search_v1 is deprecated, and the Reflector proposes a ToolChange;
-//   - write_file fails with a permission error, which the backoff strategy
-//     turns into AskUser: the model is told a human decision is needed.
+//   - search_v1 is deprecated, and the pattern reflector proposes a
+//     ToolChange;
+//   - write_file fails with a permission error, which the rules escalate: the
+//     call ends, and the model reads the failure and the guidance in a
+//     recovery note.
+//
+// Last, it runs one call with RunWithReport and prints the report as JSON.
 //
 // Run it with: go run ./examples/quickstart
 package main
@@ -24,6 +32,7 @@ import (
 	"time"
 
 	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/rules"
 )
 
 func main() {
@@ -36,7 +45,11 @@ func main() {
 func run(w io.Writer) error {
 	tools := newToolbox()
 	driver := reflection.NewDriver(
-		reflection.WithReflector(ruleReflector{files: tools.files}),
+		reflection.WithReflector(reflection.Chain(
+			rules.New(rules.Defaults()...),       // timeouts, 5xx, rate limits, auth: no model needed
+			patternReflector{files: tools.files}, // what only this program knows
+		)),
+		reflection.WithRecoveryNotes(), // the model learns what recovery did
 		// Short delays keep the demo quick: 10ms, then 20ms, 40ms, ...
 		reflection.WithStrategy(reflection.NewExponentialBackoff(3).WithBaseDelay(10*time.Millisecond)),
 		reflection.WithSchemas(tools.schema),
@@ -64,6 +77,20 @@ func run(w io.Writer) error {
 		fmt.Fprintf(w, "   => %s: %s\n", status, indent(res.Content))
 	}
 	fmt.Fprintf(w, "\nfour calls recovered or handed back in %v\n", time.Since(start).Round(time.Millisecond))
+
+	// The same call once more, with a report of everything it went through.
+	tools.files["notes/today.md"] = "- standup at 10"
+	last := reflection.ToolCall{ID: "call_5", Name: "read_file", Input: json.RawMessage(`{"path":"notes/today.mdd"}`)}
+	fmt.Fprintf(w, "\n== %s %s %s, with a report\n", last.ID, last.Name, last.Input)
+	rep, err := driver.RunWithReport(ctx, last, tools.dispatch)
+	if err != nil {
+		return fmt.Errorf("call_5: %w", err)
+	}
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\n== the report of one call (Driver.RunWithReport)\n%s\n", b)
 	return nil
 }
 
@@ -123,14 +150,13 @@ func (t *toolbox) dispatch(_ context.Context, call reflection.ToolCall) (reflect
 	return reflection.ToolResult{Content: "unknown tool " + call.Name, IsError: true}, nil
 }
 
-// ruleReflector analyses failures by reading their text: no model needed.
-type ruleReflector struct{ files map[string]string }
+// patternReflector knows this program's own failures: misspelled files and
+// deprecated tools. Anything else it skips, for the next in the chain.
+type patternReflector struct{ files map[string]string }
 
-func (r ruleReflector) Analyze(_ context.Context, f reflection.Failure) (reflection.FailureAnalysis, error) {
+func (r patternReflector) Analyze(_ context.Context, f reflection.Failure) (reflection.FailureAnalysis, error) {
 	a := reflection.FailureAnalysis{RootCause: f.Error, Severity: reflection.SeverityMedium}
 	switch {
-	case strings.Contains(f.Error, "timed out"):
-		a.IsRecoverable, a.Severity = true, reflection.SeverityLow
 	case strings.Contains(f.Error, "no such file"):
 		var in struct {
 			Path string `json:"path"`
@@ -148,15 +174,14 @@ func (r ruleReflector) Analyze(_ context.Context, f reflection.Failure) (reflect
 		alt := f.Error[strings.LastIndex(f.Error, " ")+1:]
 		a.IsRecoverable = true
 		a.Correction = &reflection.Correction{Type: reflection.ToolChange, Description: "switch to " + alt, AlternativeTool: alt}
-	case strings.Contains(f.Error, "permission denied"):
-		a.IsRecoverable, a.Severity = true, reflection.SeverityHigh
-		a.Correction = &reflection.Correction{Type: reflection.Escalate, Guidance: "an operator must grant write access"}
+	default:
+		return reflection.FailureAnalysis{}, reflection.ErrSkipped
 	}
 	return a, nil
 }
 
 // closestFile finds a known file whose name starts like path.
-func (r ruleReflector) closestFile(path string) (string, bool) {
+func (r patternReflector) closestFile(path string) (string, bool) {
 	for name := range r.files {
 		if len(path) > 4 && strings.HasPrefix(name, path[:len(path)-4]) {
 			return name, true

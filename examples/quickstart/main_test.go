@@ -19,8 +19,12 @@ func TestQuickstart(t *testing.T) {
 		`attempt 2: read_file {"path":"notes/todo.md"}`,
 		"correction applied: switch to search_v2",
 		`=> ok: 3 results for "release notes"`,
-		"decision: ask user: high-severity failure with correction available",
-		"A human decision is needed",
+		"analysis: recoverable=false severity=high, escalate",
+		"Recovery note: guidance (escalate): The credentials were rejected",
+		"== the report of one call (Driver.RunWithReport)",
+		`"outcome": "succeeded"`,
+		`"modified_input": {`,
+		`"applied": true`,
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q; got:\n%s", want, out.String())

@@ -29,7 +29,7 @@ func (r *run) dispatch(ctx context.Context, call reflection.ToolCall, next refle
 	attrs = t.appendText(attrs, semconv.GenAIToolCallArgumentsKey, string(call.Input))
 	r.calls++
 	ctx, span := t.tracer.Start(ctx, "execute_tool "+call.Name,
-		trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
+		internalKind, trace.WithAttributes(attrs...))
 	ctx = context.WithValue(ctx, runKey{}, (*run)(nil))
 	returned := false
 	defer func() {

@@ -13,12 +13,12 @@
 // each correction, the wait, the question put to a human) is recorded as
 // events on the run span, and how the call ended as its attributes:
 //
-//	reflection.run search            reflection.outcome=succeeded reflection.attempts=2
-//	├── execute_tool search          error.type=tool_error
-//	│   └── (the tool's own spans)
-//	│   events on the run span: reflection.analysis, reflection.decision,
-//	│   reflection.wait, reflection.correction
-//	└── execute_tool search_v2
+//	reflection.run search          reflection.outcome=succeeded reflection.attempts=2
+//	│  events: reflection.analysis, reflection.decision, reflection.wait, reflection.correction
+//	├── execute_tool search        reflection.attempt=0 error.type=tool_error
+//	│   └── the tool's own spans
+//	└── execute_tool search_v2     reflection.attempt=1
+//	    └── the tool's own spans
 //
 // Three metrics count what recovery costs: reflection.calls (tool calls by
 // outcome), reflection.call.attempts (attempts per call) and

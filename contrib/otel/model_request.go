@@ -11,8 +11,9 @@ import (
 )
 
 // ModelRequest is one request a model-backed Reflector made while it
-// analysed a failure: what it cost and whether its answer could be used. The
-// llm package's exchange hook reports one per request.
+// analysed a failure: what it cost and whether its answer could be used. Its
+// fields are those the llm package's exchange hook (llm.WithExchangeHook)
+// reports for each request.
 type ModelRequest struct {
 	Round        int           // 0 for the first request of an analysis, 1.. for repair rounds
 	Provider     string        // gen_ai.provider.name, as the semantic conventions spell it; "" means "openai", the API the llm package speaks

@@ -42,7 +42,7 @@ func (t *Telemetry) RunWithReport(ctx context.Context, d *reflection.Driver, cal
 	}
 	attrs = t.appendText(attrs, semconv.GenAIToolCallArgumentsKey, string(call.Input))
 	ctx, span := t.tracer.Start(ctx, "reflection.run "+call.Name,
-		trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
+		internalKind, trace.WithAttributes(attrs...))
 	r := &run{t: t, span: span, tool: semconv.GenAIToolName(call.Name)}
 	defer r.abandon() // a panicking host hook must not leave the span open
 	ctx = context.WithValue(ctx, runKey{}, r)
@@ -56,6 +56,9 @@ func (t *Telemetry) RunWithReport(ctx context.Context, d *reflection.Driver, cal
 	r.finish(ctx, rep, err)
 	return rep, err
 }
+
+// internalKind is the kind of every span Telemetry starts, made once.
+var internalKind = trace.WithSpanKind(trace.SpanKindInternal)
 
 // runKey is the context key under which a Run keeps its run.
 type runKey struct{}

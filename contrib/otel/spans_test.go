@@ -133,7 +133,7 @@ func TestRunOutcomes(t *testing.T) {
 	recoverable := reflectiontest.NewReflector
 	tests := []struct {
 		name      string
-		opts      []reflection.Option
+		opts      func() []reflection.Option // fresh scripts on each call
 		script    []func(reflection.ToolCall) (reflection.ToolResult, error)
 		cancelled bool
 		outcome   string
@@ -148,9 +148,11 @@ func TestRunOutcomes(t *testing.T) {
 		},
 		{
 			name: "skipped",
-			opts: []reflection.Option{
-				reflection.WithReflector(recoverable(analysis("flaky", nil))),
-				reflection.WithStrategy(reflectiontest.NewStrategy(reflection.Skip{Reason: "not worth it"})),
+			opts: func() []reflection.Option {
+				return []reflection.Option{
+					reflection.WithReflector(recoverable(analysis("flaky", nil))),
+					reflection.WithStrategy(reflectiontest.NewStrategy(reflection.Skip{Reason: "not worth it"})),
+				}
 			},
 			script:   []func(reflection.ToolCall) (reflection.ToolResult, error){bad("boom")},
 			outcome:  "skipped",
@@ -158,9 +160,11 @@ func TestRunOutcomes(t *testing.T) {
 		},
 		{
 			name: "asked user",
-			opts: []reflection.Option{
-				reflection.WithReflector(recoverable(analysis("needs a human", nil))),
-				reflection.WithStrategy(reflectiontest.NewStrategy(reflection.AskUser{Prompt: "may I?"})),
+			opts: func() []reflection.Option {
+				return []reflection.Option{
+					reflection.WithReflector(recoverable(analysis("needs a human", nil))),
+					reflection.WithStrategy(reflectiontest.NewStrategy(reflection.AskUser{Prompt: "may I?"})),
+				}
 			},
 			script:   []func(reflection.ToolCall) (reflection.ToolResult, error){bad("boom")},
 			outcome:  "asked_user",
@@ -168,18 +172,20 @@ func TestRunOutcomes(t *testing.T) {
 		},
 		{
 			name:     "failed by a reflector error",
-			opts:     []reflection.Option{reflection.WithReflector(recoverable())},
+			opts:     func() []reflection.Option { return []reflection.Option{reflection.WithReflector(recoverable())} },
 			script:   []func(reflection.ToolCall) (reflection.ToolResult, error){bad("boom")},
 			outcome:  "failed",
 			attempts: 1,
 		},
 		{
 			name: "exhausted",
-			opts: []reflection.Option{
-				reflection.WithReflector(reflection.ReflectorFunc(func(context.Context, reflection.Failure) (reflection.FailureAnalysis, error) {
-					return analysis("flaky", nil), nil
-				})),
-				reflection.WithStrategy(always),
+			opts: func() []reflection.Option {
+				return []reflection.Option{
+					reflection.WithReflector(reflection.ReflectorFunc(func(context.Context, reflection.Failure) (reflection.FailureAnalysis, error) {
+						return analysis("flaky", nil), nil
+					})),
+					reflection.WithStrategy(always),
+				}
 			},
 			script:   []func(reflection.ToolCall) (reflection.ToolResult, error){bad("boom")},
 			outcome:  "exhausted",
@@ -204,13 +210,29 @@ func TestRunOutcomes(t *testing.T) {
 			if tt.cancelled {
 				cancel()
 			}
-			rep, err := h.tel.RunWithReport(ctx, h.driver(tt.opts...), reflection.ToolCall{ID: "c", Name: "job"}, tl.dispatch)
+			var opts []reflection.Option
+			if tt.opts != nil {
+				opts = tt.opts()
+			}
+			d := h.driver(opts...)
+			rep, err := h.tel.RunWithReport(ctx, d, reflection.ToolCall{ID: "c", Name: "job"}, tl.dispatch)
 			if tt.hardErr != nil {
 				require.ErrorIs(t, err, tt.hardErr)
 			} else {
 				require.NoError(t, err)
 			}
 			assert.Equal(t, tt.outcome, rep.Outcome.String(), "report outcome")
+
+			// The Driver's own Run, on a fresh copy of the same script,
+			// returns the same.
+			var plainOpts []reflection.Option
+			if tt.opts != nil {
+				plainOpts = tt.opts()
+			}
+			plain := reflection.NewDriver(plainOpts...)
+			wantRes, wantErr := plain.Run(ctx, reflection.ToolCall{ID: "c", Name: "job"}, newTool(h.tp, tt.script...).dispatch)
+			assert.Equal(t, wantRes, rep.Result, "result")
+			assert.Equal(t, fmt.Sprint(wantErr), fmt.Sprint(err), "error")
 
 			runSpan := h.one(t, "reflection.run job")
 			got := spanAttrs(runSpan)
@@ -427,4 +449,16 @@ func TestHardErrorIsKept(t *testing.T) {
 	require.True(t, errors.As(err, &exhausted), "err: %v", err)
 	assert.Equal(t, 6, exhausted.Attempts)
 	assert.Equal(t, reflection.ToolResult{ID: "x", Content: "boom", IsError: true}, res)
+}
+
+// TestNilContext checks that a nil ctx counts as context.Background(), as
+// for the Driver's own Run.
+func TestNilContext(t *testing.T) {
+	h := newHarness(t)
+	tl := newTool(h.tp, ok("fine"))
+	//nolint:staticcheck // a nil context is what is being tested
+	res, err := h.tel.Run(nil, h.driver(), reflection.ToolCall{ID: "n", Name: "job"}, tl.dispatch)
+	require.NoError(t, err)
+	assert.Equal(t, reflection.ToolResult{ID: "n", Content: "fine"}, res)
+	assert.Equal(t, "reflection.run job\n  execute_tool job\n    job.work\n", h.tree())
 }

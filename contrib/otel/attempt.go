@@ -47,8 +47,8 @@ func (r *run) dispatch(ctx context.Context, call reflection.ToolCall, next refle
 func (t *Telemetry) endAttempt(span trace.Span, res reflection.ToolResult, err error) {
 	switch {
 	case err != nil:
-		span.SetAttributes(semconv.ErrorType(err))
-		span.SetStatus(codes.Error, t.text(err.Error()))
+		span.SetAttributes(errorType(err))
+		span.SetStatus(codes.Error, t.errText(err))
 	case res.IsError:
 		span.SetAttributes(semconv.ErrorTypeKey.String(toolErrorType))
 		span.SetStatus(codes.Error, t.text(res.Content))
@@ -69,7 +69,11 @@ func (t *Telemetry) endPanicked(span trace.Span, v any) {
 		return
 	}
 	span.SetAttributes(semconv.ErrorTypeKey.String(panicType))
-	span.SetStatus(codes.Error, t.text(fmt.Sprint("panic: ", v)))
+	desc := ""
+	if t.texts {
+		desc = t.text(fmt.Sprint("panic: ", v)) // fmt survives a panicking String method
+	}
+	span.SetStatus(codes.Error, desc)
 	span.End()
 	panic(v)
 }

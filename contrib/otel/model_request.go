@@ -65,10 +65,8 @@ func (t *Telemetry) RecordModelRequest(ctx context.Context, req ModelRequest) {
 		attrs = append(attrs, semconv.GenAIResponseFinishReasons(req.FinishReason))
 	}
 	if req.Err != nil {
-		et := semconv.ErrorType(req.Err)
-		attrs = append(attrs, et)
-		attrs = t.appendText(attrs, errorKey, req.Err.Error())
-		durationAttrs = append(durationAttrs[:len(model):len(model)], et)
+		attrs = t.appendErr(attrs, errorKey, req.Err)
+		durationAttrs = append(durationAttrs[:len(model):len(model)], errorType(req.Err))
 	}
 	trace.SpanFromContext(ctx).AddEvent(modelRequestEvent, trace.WithAttributes(attrs...))
 

@@ -6,7 +6,6 @@ import (
 
 	"github.com/loopctl-go/reflection"
 	"go.opentelemetry.io/otel/attribute"
-	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -56,8 +55,7 @@ func (t *Telemetry) analyzed(ctx context.Context, f reflection.Failure, a reflec
 	attrs = append(attrs, attemptKey.Int(f.Attempt))
 	attrs = t.appendText(attrs, failureKey, f.Error)
 	if err != nil {
-		attrs = append(attrs, semconv.ErrorType(err))
-		attrs = t.appendText(attrs, errorKey, err.Error())
+		attrs = t.appendErr(attrs, errorKey, err)
 	} else {
 		attrs = append(attrs, recoverKey.Bool(a.IsRecoverable), severityKey.String(a.Severity.String()))
 		if a.Correction != nil {
@@ -133,8 +131,7 @@ func (t *Telemetry) asked(ctx context.Context, attempt int, q reflection.Questio
 	attrs = append(attrs, attemptKey.Int(attempt))
 	attrs = t.appendText(attrs, promptKey, q.Prompt)
 	if err != nil {
-		attrs = append(attrs, semconv.ErrorType(err))
-		attrs = t.appendText(attrs, errorKey, err.Error())
+		attrs = t.appendErr(attrs, errorKey, err)
 	} else {
 		attrs = append(attrs, approvedKey.Bool(ans.Approve))
 		attrs = t.appendText(attrs, answerKey, string(ans.Input))

@@ -113,11 +113,11 @@ func (r *run) finish(ctx context.Context, rep reflection.Report, err error) {
 		// Every other outcome is a call that did not do its work, soft or
 		// hard: the status says so, error.type says how.
 		span.SetAttributes(semconv.ErrorTypeKey.String(rep.Outcome.String()))
-		desc := rep.Result.Content
+		desc := t.text(rep.Result.Content)
 		if err != nil {
-			desc = err.Error()
+			desc = t.errText(err)
 		}
-		span.SetStatus(codes.Error, t.text(desc))
+		span.SetStatus(codes.Error, desc)
 	}
 	set := metric.WithAttributes(r.tool, outcome)
 	t.metrics.calls.Add(ctx, 1, set)

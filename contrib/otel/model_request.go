@@ -11,9 +11,9 @@ import (
 )
 
 // ModelRequest is one request a model-backed Reflector made while it
-// analysed a failure: what it cost and whether its answer could be used. Its
-// fields are those the llm package's exchange hook (llm.WithExchangeHook)
-// reports for each request.
+// analysed a failure: what it cost and whether its answer could be used. The
+// llm package's exchange hook (llm.WithExchangeHook) reports what fills one,
+// for each request.
 type ModelRequest struct {
 	Round        int           // 0 for the first request of an analysis, 1.. for repair rounds
 	Provider     string        // gen_ai.provider.name, as the semantic conventions spell it; "" means "openai", the API the llm package speaks
@@ -35,8 +35,9 @@ type ModelRequest struct {
 // records nothing.
 //
 // If the host's model client is itself instrumented with the GenAI
-// conventions, its metrics already count these requests: use the event alone
-// by giving New a meter provider of its own (or a no-op one).
+// conventions, its metrics already count these requests: drop this package's
+// copies with a view that matches the instruments named "gen_ai.client.*" of
+// the scope ScopeName and gives them sdkmetric.AggregationDrop.
 func (t *Telemetry) RecordModelRequest(ctx context.Context, req ModelRequest) {
 	if t.off() {
 		return

@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/instrumentation"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 )
@@ -119,4 +121,35 @@ func filterHistogram(t *testing.T, data metricdata.Aggregation, key attribute.Ke
 	}
 	h.DataPoints = keep
 	return h
+}
+
+// TestDropModelMetricsWithAView checks the recipe the docs give for a host
+// whose model client already records the GenAI client metrics: a view drops
+// this package's copies and keeps its own metrics and the event.
+func TestDropModelMetricsWithAView(t *testing.T) {
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader), sdkmetric.WithView(sdkmetric.NewView(
+		sdkmetric.Instrument{Name: "gen_ai.client.*", Scope: instrumentation.Scope{Name: reflectionotel.ScopeName}},
+		sdkmetric.Stream{Aggregation: sdkmetric.AggregationDrop{}},
+	)))
+	defer func() { require.NoError(t, mp.Shutdown(context.Background())) }()
+	h := newHarness(t, reflectionotel.WithMeterProvider(mp))
+	refl := reflection.ReflectorFunc(func(ctx context.Context, f reflection.Failure) (reflection.FailureAnalysis, error) {
+		h.tel.RecordModelRequest(ctx, reflectionotel.ModelRequest{InputTokens: 10, OutputTokens: 2, Latency: time.Second})
+		return analysis("flaky", nil), nil
+	})
+	d := h.driver(reflection.WithReflector(refl), reflection.WithStrategy(reflection.NewExponentialBackoff(3).WithBaseDelay(0)))
+	_, err := h.tel.Run(context.Background(), d, reflection.ToolCall{Name: "job"}, newTool(h.tp, bad("boom"), ok("fine")).dispatch)
+	require.NoError(t, err)
+
+	var rm metricdata.ResourceMetrics
+	require.NoError(t, reader.Collect(context.Background(), &rm))
+	var names []string
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			names = append(names, m.Name)
+		}
+	}
+	assert.ElementsMatch(t, []string{"reflection.calls", "reflection.call.attempts"}, names)
+	assert.Len(t, eventsNamed(h.one(t, "reflection.run job"), "reflection.model_request"), 1)
 }

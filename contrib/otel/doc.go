@@ -36,7 +36,7 @@
 //		reflection.WithReflector(reflector),
 //		reflection.WithObserver(reflection.JoinObservers(hostObserver, tel.Observer())),
 //	)
-//	res, err := tel.Run(ctx, d, call, dispatch)
+//	res, err := tel.Run(ctx, d, call, dispatch) // in place of d.Run
 //
 // Without the Observer the spans and two of the metrics are still there; the
 // events and reflection.wait.duration are not. A call run with the Driver's

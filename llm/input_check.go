@@ -27,9 +27,8 @@ func (c *schemaCache) checkAgainst(ctx context.Context, doc, input []byte) (sche
 	if err != nil {
 		return err, nil
 	}
-	err = v.validate(ctx, input, &c.lim)
-	e.release(v)
-	return nil, err
+	defer e.release(v) // even on a panic: a lost instance would leave the next check waiting
+	return nil, v.validate(ctx, input, &c.lim)
 }
 
 // checkInputFix validates an InputFix's modified input against the tool's

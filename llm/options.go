@@ -191,7 +191,8 @@ func WithRepairRounds(n int) Option {
 // after the failure, in the order given. A tool_change whose alternative_tool
 // is not in the returned list is an unusable answer. A nil func (the
 // default), or a nil or empty list, means no catalog: nothing is listed and
-// any alternative_tool is accepted.
+// any alternative_tool is accepted. tools is the host's code: a panic in it
+// is not recovered by Analyze.
 func WithToolCatalog(tools func(ctx context.Context) []reflection.ToolSchema) Option {
 	return func(c *config) { c.catalog = tools }
 }

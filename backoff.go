@@ -2,7 +2,10 @@ package reflection
 
 import (
 	"context"
+	"math"
+	"math/rand/v2"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -23,6 +26,26 @@ type ExponentialBackoff struct {
 	maxRetries int
 	base       time.Duration
 	max        time.Duration
+	jitter     *jitter // nil: no jitter; kept behind a pointer so Decide's copy stays small
+}
+
+// jitter is how an ExponentialBackoff spreads its delays.
+type jitter struct {
+	fraction float64     // in [0, 1]
+	rng      *lockedRand // nil: math/rand/v2's default source
+}
+
+// lockedRand guards a caller's rand.Source, which is not safe for concurrent
+// use, so one backoff can be shared.
+type lockedRand struct {
+	mu sync.Mutex
+	r  *rand.Rand
+}
+
+func (l *lockedRand) int64N(n int64) int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.r.Int64N(n)
 }
 
 // NewExponentialBackoff returns a strategy that allows up to maxRetries
@@ -48,6 +71,47 @@ func (b ExponentialBackoff) WithMaxDelay(d time.Duration) ExponentialBackoff {
 	b.max = max(d, 0)
 	return b
 }
+
+// WithJitter returns a copy of b whose Retry delays are drawn uniformly from
+// [(1−fraction)·d, d], where d is DelayFor(attempt), so many agents failing
+// together do not retry in lock step. fraction is clamped to [0, 1]; 0 (the
+// default) turns jitter off. DelayFor stays exact.
+func (b ExponentialBackoff) WithJitter(fraction float64) ExponentialBackoff {
+	switch {
+	case !(fraction > 0): // also NaN
+		fraction = 0
+	case fraction > 1:
+		fraction = 1
+	}
+	j := b.jitterOrZero()
+	j.fraction = fraction
+	b.jitter = &j
+	return b
+}
+
+// WithRandSource returns a copy of b that draws its jitter from src, guarded
+// by a lock of its own since a rand.Source is not safe for concurrent use. A
+// seeded source makes the draws reproducible; a workflow engine's replay-safe
+// source makes them deterministic. nil means math/rand/v2's default source.
+func (b ExponentialBackoff) WithRandSource(src rand.Source) ExponentialBackoff {
+	j := b.jitterOrZero()
+	j.rng = nil
+	if src != nil {
+		j.rng = &lockedRand{r: rand.New(src)}
+	}
+	b.jitter = &j
+	return b
+}
+
+func (b ExponentialBackoff) jitterOrZero() jitter {
+	if b.jitter == nil {
+		return jitter{}
+	}
+	return *b.jitter
+}
+
+// Jitter returns the fraction set by WithJitter; 0 means none.
+func (b ExponentialBackoff) Jitter() float64 { return b.jitterOrZero().fraction }
 
 // MaxRetries returns the number of retries b allows.
 func (b ExponentialBackoff) MaxRetries() int { return b.maxRetries }
@@ -81,7 +145,8 @@ func (b ExponentialBackoff) DelayFor(attempt int) time.Duration {
 //  1. a failure that is not recoverable: Fail{Reason: a.RootCause};
 //  2. attempt >= limit: Fail{Reason: "max retries (<limit>) exceeded"};
 //  3. severity High or above with a correction: AskUser;
-//  4. otherwise Retry{Delay: b.DelayFor(attempt)}.
+//  4. otherwise Retry{Delay: b.DelayFor(attempt)}, jittered when WithJitter
+//     is set.
 func (b ExponentialBackoff) Decide(_ context.Context, a FailureAnalysis, attempt, maxAttempts int) RecoveryAction {
 	if !a.IsRecoverable {
 		return Fail{Reason: a.RootCause}
@@ -93,5 +158,35 @@ func (b ExponentialBackoff) Decide(_ context.Context, a FailureAnalysis, attempt
 	if a.Severity >= SeverityHigh && a.Correction != nil {
 		return AskUser{Prompt: "high-severity failure with correction available: " + a.RootCause}
 	}
-	return Retry{Delay: b.DelayFor(attempt)}
+	d := b.DelayFor(attempt)
+	if j := b.jitter; j != nil && j.fraction > 0 && d > 0 {
+		d -= j.draw(jitterSpan(j.fraction, d))
+	}
+	return Retry{Delay: d}
+}
+
+// jitterSpan returns fraction·d. For the largest delays the product rounds
+// up to 2⁶³, which no Duration holds (the conversion would overflow and turn
+// jitter off): it saturates instead.
+func jitterSpan(fraction float64, d time.Duration) time.Duration {
+	span := fraction * float64(d)
+	if span >= math.MaxInt64 { // float64(math.MaxInt64) is 2⁶³
+		return math.MaxInt64
+	}
+	return time.Duration(span)
+}
+
+// draw returns a duration drawn uniformly from [0, span].
+func (j *jitter) draw(span time.Duration) time.Duration {
+	if span <= 0 {
+		return 0
+	}
+	n := int64(span)
+	if n < 1<<62 {
+		n++ // include span itself
+	}
+	if j.rng != nil {
+		return time.Duration(j.rng.int64N(n))
+	}
+	return time.Duration(rand.Int64N(n))
 }

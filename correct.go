@@ -2,81 +2,145 @@ package reflection
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 )
 
-// correct applies c to cur before a retry. Only InputFix and ToolChange
-// change anything; one that cannot apply is dropped with a warning, and cur
-// stays as it was.
-func (d *Driver) correct(ctx context.Context, attempt int, cur *ToolCall, id string, c *Correction) {
-	if c == nil {
-		return
-	}
+// applyCorrection applies c to the call before a retry. Only InputFix and
+// ToolChange change anything; one that cannot apply is dropped, with the
+// reason kept for the runtime to log, and the call stays as it was. human
+// marks an input from a human's Answer, which passes the same guards.
+func (r *Recovery) applyCorrection(c *Correction, human bool) {
+	next := r.cur
 	var why string
 	switch c.Type {
 	case InputFix:
-		if why = d.inputFixProblem(c.ModifiedInput); why == "" {
-			cur.Input = c.ModifiedInput
+		if why = r.s.inputFixProblem(c.ModifiedInput); why == "" {
+			next.Input = c.ModifiedInput
 		}
 	case ToolChange:
-		if why = d.toolChangeProblem(cur.Name, c.AlternativeTool); why == "" {
-			cur.Name = c.AlternativeTool
+		if why = r.s.toolChangeProblem(r.cur.Name, c.AlternativeTool); why == "" {
+			next.Name = c.AlternativeTool
 		}
 	default:
 		return // advisory: the retry runs unchanged
 	}
-	if obs := d.observer; obs != nil && obs.Corrected != nil {
-		obs.Corrected(ctx, attempt, *c, why == "", why)
+	var detail string
+	if why == "" {
+		why, detail = r.s.checkInput(next)
 	}
-	if l := d.logger; l != nil {
-		if why != "" {
-			l.LogAttrs(ctx, slog.LevelWarn, "reflection: correction dropped",
-				slog.String("tool", cur.Name), slog.String("call_id", id), slog.Int("attempt", attempt),
-				slog.String("correction_type", string(c.Type)), slog.String("reason", why))
-		} else {
-			l.LogAttrs(ctx, slog.LevelDebug, "reflection: correction applied",
-				slog.String("tool", cur.Name), slog.String("call_id", id), slog.Int("attempt", attempt),
-				slog.String("correction_type", string(c.Type)))
-		}
+	if why == "" {
+		r.cur = next
+		r.corrected = true
+	}
+	r.fixes[r.nfix] = fixRecord{c: c, human: human, applied: why == "", why: why, detail: detail}
+	r.nfix++
+	if r.rep != nil {
+		r.recordFix(&r.fixes[r.nfix-1])
 	}
 }
 
+// The reasons a correction is dropped. They name no tool and quote no input,
+// so they are safe to log at any level.
+const (
+	whyNoInput       = "input_fix has no modified_input"
+	whyNotObject     = "modified_input is not a JSON object"
+	whyDuplicateKeys = "modified_input has duplicate keys (exact or differing only in case)"
+	whyNoTool        = "tool_change has no alternative_tool"
+	whyUnknownTool   = "the alternative tool is not registered"
+	whyToolForbidden = "switching to the alternative tool is not allowed"
+	whyCheckFailed   = "the corrected call fails the input check"
+	whyCheckPanicked = "the input check panicked"
+)
+
 // inputFixProblem says why input cannot replace a call's input, or "".
-func (d *Driver) inputFixProblem(input json.RawMessage) string {
+func (s *settings) inputFixProblem(input json.RawMessage) string {
 	if len(input) == 0 {
-		return "input_fix has no modified_input"
+		return whyNoInput
 	}
-	limit := d.maxFixSize
-	if limit == 0 {
-		limit = DefaultMaxCorrectedInput
-	}
-	if limit > 0 && len(input) > limit {
+	if limit := s.fixLimit(); limit > 0 && len(input) > limit {
 		return fmt.Sprintf("modified_input is %d bytes, over the limit of %d", len(input), limit)
 	}
 	if !isJSONObject(input) {
-		return "modified_input is not a JSON object"
+		return whyNotObject
+	}
+	if hasDuplicateKeys(input) {
+		return whyDuplicateKeys
 	}
 	return ""
 }
 
 // toolChangeProblem says why the call may not switch from one tool to
 // another, or "".
-func (d *Driver) toolChangeProblem(from, to string) string {
+func (s *settings) toolChangeProblem(from, to string) string {
 	if to == "" {
-		return "tool_change has no alternative_tool"
+		return whyNoTool
 	}
-	if d.schemas != nil {
-		if _, ok := d.schemas(to); !ok {
-			return fmt.Sprintf("alternative tool %q is not registered", to)
+	if s.schemas != nil {
+		if _, ok := s.lookup(to); !ok {
+			return whyUnknownTool
 		}
 	}
-	if d.allowTool != nil && !d.allowTool(from, to) {
-		return fmt.Sprintf("switching from %q to %q is not allowed", from, to)
+	if s.allowTool != nil && !s.allowed(from, to) {
+		return whyToolForbidden
 	}
 	return ""
+}
+
+// lookup asks the host's SchemaLookup; a panic in it means the tool is not
+// known.
+func (s *settings) lookup(tool string) (sch ToolSchema, ok bool) {
+	defer func() {
+		if recover() != nil {
+			sch, ok = ToolSchema{}, false
+		}
+	}()
+	return s.schemas(tool)
+}
+
+// allowed asks the host's tool-change filter; a panic in it means no.
+func (s *settings) allowed(from, to string) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	return s.allowTool(from, to)
+}
+
+// checkInput runs the host's input check (WithInputCheck) on the call a
+// correction would make. It returns the reason to drop the correction, or
+// "", and the check's own words (which may quote the input) apart.
+func (s *settings) checkInput(call ToolCall) (why, detail string) {
+	if s.inputCheck == nil {
+		return "", ""
+	}
+	res := checked{check: s.inputCheck}
+	res.run(call)
+	switch {
+	case res.panicked:
+		return whyCheckPanicked, res.detail
+	case res.err != nil:
+		return whyCheckFailed, errorText(res.err)
+	}
+	return "", ""
+}
+
+// checked is one run of an input check, with a panic caught.
+type checked struct {
+	check    func(tool string, input json.RawMessage) error
+	err      error
+	panicked bool
+	detail   string
+}
+
+func (c *checked) run(call ToolCall) {
+	defer func() {
+		if v := recover(); v != nil {
+			c.panicked, c.detail = true, fmt.Sprint(v)
+		}
+	}()
+	c.err = c.check(call.Name, call.Input)
 }
 
 // isJSONObject reports whether b is one valid JSON value that is an object.

@@ -3,10 +3,10 @@ package reflection
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
+	"time"
 )
 
 // MaxRecoveryAttempts is the hard ceiling on retries after the original
@@ -45,17 +45,21 @@ type SchemaLookup func(tool string) (ToolSchema, bool)
 // Reflector what went wrong, its RecoveryStrategy what to do, and retries
 // with corrections applied, never more than MaxRecoveryAttempts times.
 //
-// A Driver is immutable after NewDriver and safe for concurrent use by any
-// number of goroutines. The zero Driver, and a nil *Driver, behave exactly
-// like NewDriver().
+// The rules of that loop live in Recovery, a state machine that performs no
+// I/O; Run is the runtime that drives it with real calls, real timers and a
+// context. A Driver is immutable after NewDriver and safe for concurrent use
+// by any number of goroutines. The zero Driver, and a nil *Driver, behave
+// exactly like NewDriver().
 type Driver struct {
-	reflector  Reflector
-	strategy   RecoveryStrategy
-	schemas    SchemaLookup
-	logger     *slog.Logger
-	observer   *Observer
-	allowTool  func(from, to string) bool
-	maxFixSize int // 0 means DefaultMaxCorrectedInput; negative means no limit
+	settings // what each Recovery follows
+
+	reflector      Reflector
+	logger         *slog.Logger
+	observer       *Observer
+	asker          Asker
+	attemptTimeout time.Duration
+	redact         func(string) string
+	logTexts       bool
 }
 
 // NewDriver returns a Driver configured by opts. Without options it uses
@@ -70,15 +74,25 @@ func NewDriver(opts ...Option) *Driver {
 	return d
 }
 
+// With returns a new Driver with d's settings and opts applied after them;
+// d is unchanged. A nil d starts from the defaults. Adapters use it to add
+// what they know (a schema lookup for the one tool they wrap, an observer
+// joined with the host's) to a Driver the host built.
+func (d *Driver) With(opts ...Option) *Driver {
+	out := &Driver{}
+	if d != nil {
+		*out = *d
+	}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(out)
+		}
+	}
+	return out
+}
+
 // defaultDriver stands in for a nil *Driver.
 var defaultDriver Driver
-
-// Defaults used when a Driver has no Reflector or RecoveryStrategy. They are
-// stored as interface values once, so using them costs no allocation.
-var (
-	defaultReflector Reflector        = NoopReflector{}
-	defaultStrategy  RecoveryStrategy = NewExponentialBackoff(3)
-)
 
 // Run dispatches call and, while it fails, asks the Reflector why and the
 // RecoveryStrategy what to do, until the call succeeds, the strategy stops,
@@ -114,21 +128,31 @@ func (d *Driver) Run(ctx context.Context, call ToolCall, dispatch DispatchFunc) 
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if dispatch == nil {
-		return d.hardStop(ctx, call, 0, "", ErrNilDispatch)
+	if dispatch == nil || ctx.Err() != nil || d.observer != nil || d.attemptTimeout > 0 {
+		return d.drive(ctx, call, dispatch, nil, nil)
 	}
-	if ctx.Err() != nil {
-		return d.hardStop(ctx, call, 0, "", stopError(ctx))
-	}
-	if d.observer != nil {
-		return d.recoverCall(ctx, call, dispatch, nil)
-	}
+	// The happy path: the original call, before any machine is set up.
 	var o outcome
 	callDispatch(ctx, call, dispatch, &o)
 	if !o.failed() {
 		return ToolResult{ID: call.ID, Content: o.res.Content}, nil
 	}
-	return d.recoverCall(ctx, call, dispatch, &o)
+	return d.drive(ctx, call, dispatch, &o, nil)
+}
+
+// RunWithReport is Run, and also returns what the call went through: the
+// Report holds exactly the result Run returns, the outcome, and a record of
+// every attempt with the runtime's times. The error is Run's.
+func (d *Driver) RunWithReport(ctx context.Context, call ToolCall, dispatch DispatchFunc) (Report, error) {
+	if d == nil {
+		d = &defaultDriver
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	rep := &Report{}
+	_, err := d.drive(ctx, call, dispatch, nil, rep)
+	return *rep, err
 }
 
 // outcome is what one dispatch produced.
@@ -139,52 +163,111 @@ type outcome struct {
 
 func (o *outcome) failed() bool { return o.err != nil || o.res.IsError }
 
-// failureText is the text a failed outcome stands for.
-func (o *outcome) failureText() string {
-	if o.err != nil {
-		return errorText(o.err)
+// drive runs a Recovery for call to its end. first is the failed outcome of
+// the original call when Run has made it already; rep, when not nil, is
+// filled with the call's report. The hooks, the log, the attempt timeout and
+// the report each cost a nil check when unused.
+func (d *Driver) drive(ctx context.Context, call ToolCall, dispatch DispatchFunc, first *outcome, rep *Report) (ToolResult, error) {
+	var r Recovery
+	r.init(ctx, call, &d.settings)
+	r.rep = rep
+	switch {
+	case first != nil:
+		r.dispatched(first, time.Time{}, time.Time{})
+		if ctx.Err() != nil {
+			r.Stop(stopError(ctx))
+		}
+	case dispatch == nil:
+		r.Stop(ErrNilDispatch)
 	}
-	return o.res.Content
-}
-
-// errorText returns err.Error(), or a description of err when Error panics
-// (a typed nil pointer returned as an error, say): a broken error value from
-// the host or a Reflector must not crash Run.
-func errorText(err error) string {
-	t := textOf{err: err}
-	t.fill()
-	return t.text
-}
-
-// textOf computes an error's text; fill defers a named function rather than
-// a closure, which keeps the retry path cheap.
-type textOf struct {
-	err  error
-	text string
-}
-
-func (t *textOf) fill() {
-	defer catchErrorText(t)
-	t.text = t.err.Error()
-}
-
-func catchErrorText(t *textOf) {
-	if v := recover(); v != nil {
-		t.text = fmt.Sprintf("%T error whose Error method panicked: %v", t.err, v)
+	reflector := d.reflector
+	if reflector == nil {
+		reflector = defaultReflector
+	}
+	plain := d.observer == nil && d.attemptTimeout == 0 && rep == nil
+	var o outcome
+	for {
+		switch r.phase {
+		case phaseDispatch:
+			switch {
+			case ctx.Err() != nil:
+				r.Stop(stopError(ctx))
+			case plain:
+				callDispatch(ctx, r.cur, dispatch, &o)
+				r.dispatched(&o, time.Time{}, time.Time{})
+				if r.phase == phaseAnalyze && ctx.Err() != nil {
+					r.Stop(stopError(ctx))
+				}
+			default:
+				d.dispatchStep(ctx, &r, dispatch, &o)
+			}
+		case phaseAnalyze:
+			if !plain || d.logger != nil {
+				d.analyzeStep(ctx, &r, reflector)
+				continue
+			}
+			analyze(ctx, reflector, &r.fail, &r.an)
+			r.analyzed()
+			if ctx.Err() != nil {
+				r.Stop(stopError(ctx)) // see analyzeStep
+			}
+		case phaseWait:
+			if err := d.wait(ctx, r.attempt, r.wait); err != nil {
+				r.Stop(err)
+				continue
+			}
+			attempt := r.attempt
+			r.retry()
+			if r.nfix > 0 && (d.observer != nil || d.logger != nil) {
+				d.reportFixes(ctx, &r, attempt)
+			}
+		case phaseAsk:
+			d.askStep(ctx, &r)
+		default:
+			if r.err == nil && d.observer == nil {
+				return r.result, nil
+			}
+			return d.done(ctx, &r)
+		}
 	}
 }
 
-// dispatch runs one attempt, with its observer hooks, into o.
-func (d *Driver) dispatch(ctx context.Context, attempt int, call ToolCall, fn DispatchFunc, o *outcome) {
+// dispatchStep runs one attempt with its observer hooks, attempt timeout and
+// report times, and reports it to r.
+func (d *Driver) dispatchStep(ctx context.Context, r *Recovery, fn DispatchFunc, o *outcome) {
+	attempt, call := r.attempt, r.cur
 	obs := d.observer
 	if obs != nil && obs.DispatchStart != nil {
 		obs.DispatchStart(ctx, attempt, call)
+		if ctx.Err() != nil { // the hook cancelled: the call must not run
+			r.Stop(stopError(ctx))
+			return
+		}
 	}
-	callDispatch(ctx, call, fn, o)
+	var start, end time.Time
+	if r.rep != nil {
+		start = now()
+	}
+	if d.attemptTimeout > 0 {
+		callWithTimeout(ctx, call, fn, d.attemptTimeout, o)
+	} else {
+		callDispatch(ctx, call, fn, o)
+	}
+	if r.rep != nil {
+		end = now()
+	}
+	r.dispatched(o, start, end)
 	if obs != nil && obs.DispatchDone != nil {
 		obs.DispatchDone(ctx, attempt, o.res, o.err)
 	}
+	if r.phase == phaseAnalyze && ctx.Err() != nil {
+		r.Stop(stopError(ctx)) // the caller has gone: no analysis
+	}
 }
+
+// now reads the clock for a report: UTC and without the monotonic reading,
+// so a report survives a trip through JSON unchanged.
+func now() time.Time { return time.Now().UTC() }
 
 // callDispatch calls fn and turns a panic into a failed outcome; it sets
 // every field of o either way. It defers a named function rather than a
@@ -205,106 +288,32 @@ func catchDispatch(o *outcome, tool string) {
 	}
 }
 
-// recoverCall is the loop after the first failure, kept out of Run so the
-// happy path stays small. first is the failed outcome of the original call,
-// or nil when the loop is to make that call itself (with an observer set).
-func (d *Driver) recoverCall(ctx context.Context, call ToolCall, dispatch DispatchFunc, first *outcome) (ToolResult, error) {
-	reflector := d.reflector
-	if reflector == nil {
-		reflector = defaultReflector
+// analyzeStep asks the Reflector about the current failure, reports its
+// answer, and tells the observer and the log what the machine decided.
+func (d *Driver) analyzeStep(ctx context.Context, r *Recovery, reflector Reflector) {
+	attempt := r.attempt
+	analyze(ctx, reflector, &r.fail, &r.an)
+	obs := d.observer
+	if obs != nil && obs.Analyzed != nil {
+		obs.Analyzed(ctx, r.fail, r.an.a, r.an.err)
 	}
-	strategy := d.strategy
-	if strategy == nil {
-		strategy = defaultStrategy
+	if r.an.err != nil && d.logger != nil {
+		d.logReflectorError(ctx, r, r.an.err)
 	}
-	cur := call
-	var o outcome
-	if first != nil {
-		o = *first
-	} else {
-		d.dispatch(ctx, 0, call, dispatch, &o)
+	r.analyzed()
+	if obs != nil && obs.Decided != nil {
+		obs.Decided(ctx, attempt, r.action)
 	}
-	// The parts of the Failure that stay the same for the whole call.
-	f := Failure{Task: TaskFromContext(ctx), MaxAttempts: MaxRecoveryAttempts + 1}
-	for attempt := 0; ; attempt++ {
-		if !o.failed() {
-			o.res.ID = call.ID
-			return d.finished(ctx, attempt+1, o.res, nil)
-		}
-		calls := attempt + 1
-		text := o.failureText()
-		if ctx.Err() != nil {
-			return d.hardStop(ctx, call, calls, text, stopError(ctx))
-		}
-
-		f.Error, f.Tool, f.Input, f.Attempt, f.Schema = text, cur.Name, cur.Input, attempt, nil
-		if d.schemas != nil {
-			if s, ok := d.schemas(cur.Name); ok {
-				f.Schema = &s
-			}
-		}
-		var an analysis
-		analyze(ctx, reflector, &f, &an)
-		if obs := d.observer; obs != nil && obs.Analyzed != nil {
-			obs.Analyzed(ctx, f, an.a, an.err)
-		}
-		var action RecoveryAction
-		if err := an.err; err != nil {
-			if l := d.logger; l != nil {
-				level := slog.LevelError
-				if errors.Is(err, ErrSkipped) {
-					level = slog.LevelInfo
-				}
-				l.LogAttrs(ctx, level, "reflection: reflector failed",
-					slog.String("tool", cur.Name), slog.String("call_id", call.ID),
-					slog.Int("attempt", attempt), slog.Any("error", err))
-			}
-			action = Fail{Reason: errorText(err)}
-		} else {
-			action = decide(ctx, strategy, &an.a, attempt)
-		}
-		if obs := d.observer; obs != nil && obs.Decided != nil {
-			obs.Decided(ctx, attempt, action)
-		}
-
-		if ctx.Err() != nil {
-			// ctx ended while the reflector or the strategy ran: the caller
-			// has gone (and a reflector error is then most likely the cancel
-			// itself), so the cancel is the answer, whatever was decided.
-			return d.hardStop(ctx, call, calls, text, stopError(ctx))
-		}
-		switch act := action.(type) {
-		case Retry:
-			if attempt == MaxRecoveryAttempts {
-				return d.hardStop(ctx, call, calls, text,
-					&ToolRecoveryExhaustedError{Tool: call.Name, Attempts: calls})
-			}
-			d.logDecision(ctx, slog.LevelDebug, cur, call.ID, attempt, action)
-			if err := d.wait(ctx, attempt, act.Delay); err != nil {
-				return d.hardStop(ctx, call, calls, text, err)
-			}
-			d.correct(ctx, attempt, &cur, call.ID, an.a.Correction)
-		case AskUser:
-			d.logDecision(ctx, slog.LevelInfo, cur, call.ID, attempt, action)
-			return d.finished(ctx, calls, ToolResult{ID: call.ID, Content: text + "\n\n" + humanDecision(act.Prompt), IsError: true}, nil)
-		default: // Skip or Fail: decide allows nothing else
-			d.logDecision(ctx, slog.LevelInfo, cur, call.ID, attempt, action)
-			return d.finished(ctx, calls, ToolResult{ID: call.ID, Content: text, IsError: true}, nil)
-		}
-
-		if ctx.Err() != nil {
-			return d.hardStop(ctx, call, calls, text, stopError(ctx))
-		}
-		d.dispatch(ctx, attempt+1, cur, dispatch, &o)
+	if ctx.Err() != nil {
+		// ctx ended while the reflector or the strategy ran: the caller has
+		// gone (and a reflector error is then most likely the cancel
+		// itself), so the cancel is the answer, whatever was decided.
+		r.Stop(stopError(ctx))
+		return
 	}
-}
-
-// humanDecision is the sentence AskUser appends to the failure text.
-func humanDecision(prompt string) string {
-	if prompt == "" {
-		return "A human decision is needed before this call can be retried."
+	if d.logger != nil && r.outcome != OutcomeExhausted {
+		d.logDecision(ctx, r)
 	}
-	return "A human decision is needed before this call can be retried: " + prompt
 }
 
 // analysis is what the Reflector answered, or the panic it raised.
@@ -325,62 +334,60 @@ func catchReflector(out *analysis) {
 	}
 }
 
-// decide asks the strategy and keeps only the four action values; anything
-// else (nil, a pointer, a panic) becomes Fail.
-func decide(ctx context.Context, s RecoveryStrategy, a *FailureAnalysis, attempt int) RecoveryAction {
-	var action RecoveryAction
-	askStrategy(ctx, s, a, attempt, &action)
-	switch action.(type) {
-	case Retry, Skip, AskUser, Fail:
-		return action
-	case nil:
-		return Fail{Reason: "recovery strategy returned no action"}
-	default:
-		return Fail{Reason: fmt.Sprintf("recovery strategy returned unsupported action %T", action)}
+// askStep puts the machine's question to the Asker and reports the answer.
+func (d *Driver) askStep(ctx context.Context, r *Recovery) {
+	q := r.question()
+	attempt := r.attempt
+	d.logAsking(ctx, r)
+	ans, err := ask(ctx, d.asker, q)
+	if obs := d.observer; obs != nil && obs.Asked != nil {
+		obs.Asked(ctx, attempt, q, ans, err)
+	}
+	if ctx.Err() != nil {
+		r.Stop(stopError(ctx))
+		return
+	}
+	d.logAnswer(ctx, r, ans, err)
+	r.Answered(ans, err)
+	if r.phase == phaseDispatch { // approved, and retried at once
+		d.reportFixes(ctx, r, attempt)
 	}
 }
 
-// askStrategy calls the strategy into out, turning a panic into Fail.
-func askStrategy(ctx context.Context, s RecoveryStrategy, a *FailureAnalysis, attempt int, out *RecoveryAction) {
-	defer catchStrategy(out)
-	*out = s.Decide(ctx, *a, attempt, MaxRecoveryAttempts+1)
+// ask calls the Asker, turning a panic into an error.
+func ask(ctx context.Context, a Asker, q Question) (ans Answer, err error) {
+	if a == nil {
+		return Answer{}, errNoAsker
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			ans, err = Answer{}, &panicError{where: "asker", value: v}
+		}
+	}()
+	return a.Ask(ctx, q)
 }
 
-func catchStrategy(out *RecoveryAction) {
-	if v := recover(); v != nil {
-		*out = Fail{Reason: (&panicError{where: "recovery strategy", value: v}).Error()}
+// reportFixes tells the observer and the log about the corrections the
+// machine applied or dropped before the next attempt.
+func (d *Driver) reportFixes(ctx context.Context, r *Recovery, attempt int) {
+	for i := 0; i < r.nfix; i++ {
+		f := &r.fixes[i]
+		if obs := d.observer; obs != nil && obs.Corrected != nil {
+			obs.Corrected(ctx, attempt, *f.c, f.applied, f.why)
+		}
+		d.logFix(ctx, r, attempt, f)
 	}
 }
 
-// hardStop ends Run with a non-nil error and an error result that carries
-// the latest failure text (or err's text when no attempt failed: calls is 0).
-// An empty failure text stays empty: it is what the tool said.
-func (d *Driver) hardStop(ctx context.Context, call ToolCall, calls int, text string, err error) (ToolResult, error) {
-	if calls == 0 {
-		text = err.Error()
+// done reports the end of the call and returns what the machine decided.
+func (d *Driver) done(ctx context.Context, r *Recovery) (ToolResult, error) {
+	if r.err != nil {
+		d.logStop(ctx, r)
 	}
-	if l := d.logger; l != nil {
-		l.LogAttrs(ctx, slog.LevelWarn, "reflection: call stopped",
-			slog.String("tool", call.Name), slog.String("call_id", call.ID),
-			slog.Int("calls", calls), slog.Any("error", err))
-	}
-	return d.finished(ctx, calls, ToolResult{ID: call.ID, Content: text, IsError: true}, err)
-}
-
-// finished reports the end of Run to the observer and returns its arguments.
-func (d *Driver) finished(ctx context.Context, calls int, res ToolResult, err error) (ToolResult, error) {
 	if obs := d.observer; obs != nil && obs.Finished != nil {
-		obs.Finished(ctx, calls, res, err)
+		obs.Finished(ctx, r.calls, r.result, r.err)
 	}
-	return res, err
-}
-
-func (d *Driver) logDecision(ctx context.Context, level slog.Level, cur ToolCall, id string, attempt int, action RecoveryAction) {
-	if l := d.logger; l != nil {
-		l.LogAttrs(ctx, level, "reflection: recovery decision",
-			slog.String("tool", cur.Name), slog.String("call_id", id),
-			slog.Int("attempt", attempt), slog.String("action", action.String()))
-	}
+	return r.result, r.err
 }
 
 // stopError is the error for a ctx that has ended: it matches ctx.Err() and,

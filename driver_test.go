@@ -127,12 +127,17 @@ func retryAfter(d time.Duration) *fakeStrategy {
 
 // logRecord is one line of a JSON slog handler.
 type logRecord struct {
-	Level  string `json:"level"`
-	Msg    string `json:"msg"`
-	Tool   string `json:"tool"`
-	Reason string `json:"reason"`
-	Error  string `json:"error"`
-	Action string `json:"action"`
+	Level     string `json:"level"`
+	Msg       string `json:"msg"`
+	Tool      string `json:"tool"`
+	Reason    string `json:"reason"`
+	Error     string `json:"error"`
+	Action    string `json:"action"`
+	Prompt    string `json:"prompt"`
+	Detail    string `json:"detail"`
+	AltTool   string `json:"alternative_tool"`
+	ErrorType string `json:"error_type"`
+	Failure   string `json:"failure"`
 }
 
 // logBuffer is a debug-level slog.Logger writing JSON lines to a buffer.
@@ -432,10 +437,10 @@ func TestRunDefaultBackoffUnderDriver(t *testing.T) {
 		wantWaited time.Duration
 		wantReason string
 	}{
-		{"3 retries", reflection.NewExponentialBackoff(3), 4, 700 * time.Millisecond, "fail: max retries (3) exceeded"},
-		{"0 retries", reflection.NewExponentialBackoff(0), 1, 0, "fail: max retries (0) exceeded"},
-		{"10 retries capped at 5", reflection.NewExponentialBackoff(10), 6, 3100 * time.Millisecond, "fail: max retries (5) exceeded"},
-		{"30s delays", reflection.NewExponentialBackoff(5).WithBaseDelay(30 * time.Second), 6, 150 * time.Second, "fail: max retries (5) exceeded"},
+		{"3 retries", reflection.NewExponentialBackoff(3), 4, 700 * time.Millisecond, "max retries (3) exceeded"},
+		{"0 retries", reflection.NewExponentialBackoff(0), 1, 0, "max retries (0) exceeded"},
+		{"10 retries capped at 5", reflection.NewExponentialBackoff(10), 6, 3100 * time.Millisecond, "max retries (5) exceeded"},
+		{"30s delays", reflection.NewExponentialBackoff(5).WithBaseDelay(30 * time.Second), 6, 150 * time.Second, "max retries (5) exceeded"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -443,7 +448,8 @@ func TestRunDefaultBackoffUnderDriver(t *testing.T) {
 				logs, logger := newLogBuffer()
 				start := time.Now()
 				tool := alwaysFails()
-				d := reflection.NewDriver(reflection.WithReflector(recoverable()), reflection.WithStrategy(tt.strategy), reflection.WithLogger(logger))
+				d := reflection.NewDriver(reflection.WithReflector(recoverable()), reflection.WithStrategy(tt.strategy),
+					reflection.WithLogger(logger), reflection.WithLogTexts())
 				got, err := d.Run(context.Background(), testCall, tool.dispatch)
 				require.NoError(t, err)
 				want := reflection.ToolResult{ID: "call-1", Content: fmt.Sprintf("boom %d", tt.wantCalls), IsError: true}
@@ -452,7 +458,8 @@ func TestRunDefaultBackoffUnderDriver(t *testing.T) {
 				assert.Equal(t, tt.wantWaited, time.Since(start))
 				decisions := logs.Find(t, "INFO", "reflection: recovery decision")
 				require.Len(t, decisions, 1, "the Fail reason is logged")
-				assert.Equal(t, tt.wantReason, decisions[0].Action)
+				assert.Equal(t, "fail", decisions[0].Action)
+				assert.Equal(t, tt.wantReason, decisions[0].Reason)
 			})
 		})
 	}
@@ -611,7 +618,8 @@ func TestRunReflectorFailure(t *testing.T) {
 			var decided []reflection.RecoveryAction
 			tool := alwaysFails()
 			d := reflection.NewDriver(
-				reflection.WithReflector(tt.reflector), reflection.WithStrategy(strat), reflection.WithLogger(logger),
+				reflection.WithReflector(tt.reflector), reflection.WithStrategy(strat),
+				reflection.WithLogger(logger), reflection.WithLogTexts(),
 				reflection.WithObserver(reflection.Observer{Decided: func(_ context.Context, _ int, a reflection.RecoveryAction) {
 					decided = append(decided, a)
 				}}),
@@ -683,7 +691,7 @@ func TestRunSoftResults(t *testing.T) {
 		{
 			"ask user", reflection.AskUser{Prompt: "may I use sudo?"},
 			"boom 3\n\nA human decision is needed before this call can be retried: may I use sudo?",
-			"INFO", "ask user: may I use sudo?",
+			"INFO", "ask_user: may I use sudo?",
 		},
 	}
 	for _, tt := range tests {
@@ -696,14 +704,15 @@ func TestRunSoftResults(t *testing.T) {
 				}
 				return tt.final
 			}}
-			d := reflection.NewDriver(reflection.WithReflector(recoverable()), reflection.WithStrategy(strat), reflection.WithLogger(logger))
+			d := reflection.NewDriver(reflection.WithReflector(recoverable()), reflection.WithStrategy(strat),
+				reflection.WithLogger(logger), reflection.WithLogTexts())
 			got, err := d.Run(context.Background(), testCall, tool.dispatch)
 			require.NoError(t, err)
 			assert.Equal(t, reflection.ToolResult{ID: "call-1", Content: tt.wantContent, IsError: true}, got)
 			assert.Len(t, tool.Calls(), 3)
 			var actions []string
 			for _, r := range logs.Find(t, tt.wantLevel, "reflection: recovery decision") {
-				actions = append(actions, r.Action)
+				actions = append(actions, r.Action+": "+r.Reason+r.Prompt)
 			}
 			assert.Equal(t, []string{tt.wantAction}, actions, "the reason is logged")
 		})
@@ -1067,4 +1076,27 @@ func TestRunHardStopLogged(t *testing.T) {
 			assert.Equal(t, "read_file", stops[0].Tool)
 		})
 	}
+}
+
+// TestDriverWith: With adds options to a copy and leaves the Driver alone.
+func TestDriverWith(t *testing.T) {
+	known := func(name string) (reflection.ToolSchema, bool) { return reflection.ToolSchema{Name: name}, name == "cat" }
+	change := &reflection.Correction{Type: reflection.ToolChange, AlternativeTool: "rm"}
+	base := reflection.NewDriver(reflection.WithReflector(correctOnce(change)), reflection.WithStrategy(retryAfter(0)))
+	narrowed := base.With(reflection.WithSchemas(known))
+
+	tool := &fakeTool{fails: 1}
+	_, err := narrowed.Run(context.Background(), testCall, tool.dispatch)
+	require.NoError(t, err)
+	assert.Equal(t, "read_file", tool.Calls()[1].Name, "the copy drops a switch its lookup does not know")
+
+	tool = &fakeTool{fails: 1}
+	_, err = base.With().Run(context.Background(), testCall, tool.dispatch)
+	require.NoError(t, err)
+	assert.Equal(t, "rm", tool.Calls()[1].Name, "the original keeps its settings")
+
+	var nilDriver *reflection.Driver
+	res, err := nilDriver.With(nil).Run(context.Background(), testCall, (&fakeTool{}).dispatch)
+	require.NoError(t, err)
+	assert.False(t, res.IsError)
 }

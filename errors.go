@@ -55,3 +55,10 @@ type panicError struct {
 
 func (e *panicError) Error() string        { return fmt.Sprintf("%s panicked: %v", e.where, e.value) }
 func (e *panicError) Is(target error) bool { return target == ErrPanicked }
+
+// errStopped stands in for a nil error given to Recovery.Stop.
+var errStopped = errors.New("reflection: call stopped")
+
+// errNoAsker is the answer to an AskStep that reaches a Driver without an
+// Asker; it cannot happen through NewDriver's options.
+var errNoAsker = errors.New("reflection: no Asker to put the question to")

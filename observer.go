@@ -39,6 +39,10 @@ type Observer struct {
 	// the reason it was dropped.
 	Corrected func(ctx context.Context, attempt int, c Correction, applied bool, why string)
 
+	// Asked is called after the Asker (WithAsker) answers a question, or
+	// fails (err is set; a panic shows as an error matching ErrPanicked).
+	Asked func(ctx context.Context, attempt int, q Question, ans Answer, err error)
+
 	// Finished is called once as Run returns, with what it returns and the
 	// number of dispatch calls made.
 	Finished func(ctx context.Context, calls int, res ToolResult, err error)
@@ -46,7 +50,8 @@ type Observer struct {
 
 func (o *Observer) empty() bool {
 	return o.DispatchStart == nil && o.DispatchDone == nil && o.Analyzed == nil &&
-		o.Decided == nil && o.Waiting == nil && o.Corrected == nil && o.Finished == nil
+		o.Decided == nil && o.Waiting == nil && o.Corrected == nil && o.Asked == nil &&
+		o.Finished == nil
 }
 
 // JoinObservers returns an Observer whose every hook calls the same hook of
@@ -114,6 +119,15 @@ func JoinObservers(obs ...Observer) Observer {
 			for i := range all {
 				if h := all[i].Corrected; h != nil {
 					h(ctx, attempt, c, applied, why)
+				}
+			}
+		}
+	}
+	if set(func(o *Observer) bool { return o.Asked != nil }) {
+		j.Asked = func(ctx context.Context, attempt int, q Question, ans Answer, err error) {
+			for i := range all {
+				if h := all[i].Asked; h != nil {
+					h(ctx, attempt, q, ans, err)
 				}
 			}
 		}

@@ -108,7 +108,7 @@ func TestObserverHookOrder(t *testing.T) {
 			`analyzed 1/6 read_file {"path":"/y"} "boom 2" recoverable=true err=<nil>`,
 			`decided 1 reflection.Retry{Delay:2000000000}`,
 			`waiting 1 2s`,
-			`corrected 1 tool_change applied=false why="alternative tool \"ghost\" is not registered"`,
+			`corrected 1 tool_change applied=false why="the alternative tool is not registered"`,
 			`start 2 call-1 read_file {"path":"/y"}`,
 			`done 2 {ID:tool-set-id Content:boom 3 IsError:true} err=<nil> panicked=false`,
 			`analyzed 2/6 read_file {"path":"/y"} "boom 3" recoverable=true err=<nil>`,

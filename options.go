@@ -1,6 +1,10 @@
 package reflection
 
-import "log/slog"
+import (
+	"encoding/json"
+	"log/slog"
+	"time"
+)
 
 // Option configures a Driver in NewDriver.
 type Option func(*Driver)
@@ -71,4 +75,70 @@ func WithAllowedTools(names ...string) Option {
 // DefaultMaxCorrectedInput; a negative n means no limit.
 func WithMaxCorrectedInput(n int) Option {
 	return func(d *Driver) { d.maxFixSize = n }
+}
+
+// WithInputCheck sets a check that every corrected call must pass before it
+// is dispatched: whichever correction brought a tool and an input together
+// (an InputFix, a ToolChange, a human's input), check(tool, input) runs on
+// the pair, and an error (or a panic) drops that correction like any other
+// that cannot apply; the retry then runs the call as it was. Use it to check
+// an input against the schema of the tool it is about to run (the llm package
+// offers one). The check has no ctx: it must bound its own work. nil means
+// none.
+func WithInputCheck(check func(tool string, input json.RawMessage) error) Option {
+	return func(d *Driver) { d.inputCheck = check }
+}
+
+// WithAsker sets who answers AskUser: with an Asker, AskUser puts a Question
+// to a human instead of ending the call, and an approval retries it (see
+// Asker). nil means none: AskUser ends the call with a soft result.
+func WithAsker(a Asker) Option {
+	return func(d *Driver) {
+		d.asker = a
+		d.canAsk = a != nil
+	}
+}
+
+// WithMaxRetryAfter caps the rate-limit hint a Driver waits for: a Retry
+// whose hint (FailureAnalysis.RetryAfter, or a RetryAfter method in the
+// failure's error chain) is longer becomes Fail, naming the hint and the
+// cap. d ≤ 0 means the default, DefaultMaxRetryAfter (60s).
+func WithMaxRetryAfter(d time.Duration) Option {
+	return func(dr *Driver) { dr.maxHint = max(d, 0) }
+}
+
+// WithAttemptTimeout bounds each dispatch: it runs under a context that ends
+// d after it starts, and a failure after that is reported as the text
+// `tool "<name>" timed out after <d>` with a Failure.Err matching
+// context.DeadlineExceeded, then analysed like any other. A success is kept,
+// however late; when the caller's own ctx has ended, its cancel wins. d ≤ 0
+// means no timeout (the default).
+func WithAttemptTimeout(d time.Duration) Option {
+	return func(dr *Driver) { dr.attemptTimeout = max(d, 0) }
+}
+
+// WithRecoveryNotes tells the model what recovery did, in the result's
+// Content, after one blank line: after a success that needed a correction,
+// the tool and input that actually ran; after Skip, AskUser or Fail, the last
+// analysis' root cause and the guidance of its PrerequisiteFix,
+// ApproachChange or Escalate correction. Each note line starts with
+// "Recovery note: ". Off by default: Content is then exactly Run's.
+func WithRecoveryNotes() Option {
+	return func(d *Driver) { d.notes = true }
+}
+
+// WithRedactor sets a function that scrubs every text the Driver logs that
+// may hold a secret (failure texts, root causes, reasons, errors, inputs,
+// replies, model-chosen tool names). It is the function type llm.WithRedactor
+// takes; RedactSecrets is a stock one. It must be safe for concurrent use.
+// nil means none.
+func WithRedactor(redact func(string) string) Option {
+	return func(d *Driver) { d.redact = redact }
+}
+
+// WithLogTexts adds the texts that may hold secrets to log records at Info
+// and above too; without it they appear only in Debug records. Either way
+// they pass through WithRedactor's function first.
+func WithLogTexts() Option {
+	return func(d *Driver) { d.logTexts = true }
 }

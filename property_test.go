@@ -173,9 +173,15 @@ func relGenInput(r *rand.Rand, maxFix int) json.RawMessage {
 	if limit == 0 || limit == math.MinInt {
 		limit = reflection.DefaultMaxCorrectedInput
 	}
-	switch r.IntN(14) {
+	switch r.IntN(15) {
 	case 0:
 		return nil
+	case 14:
+		// Keys a case-insensitive parser takes for one (API-2's exception:
+		// such an InputFix is dropped).
+		return relPick(r, json.RawMessage(`{"path":"/safe/a","PATH":"/etc/passwd"}`),
+			json.RawMessage(`{"a":{"k":1,"k":2}}`), json.RawMessage(`{"\u0070ath":1,"path":2}`),
+			json.RawMessage(`{"path":1,"Path2":2,"list":[{"x":1},{"x":2}]}`))
 	case 1:
 		return json.RawMessage(`{"path":"/tmp/a","n":1}`)
 	case 2:
@@ -458,11 +464,55 @@ func (st *propStep) text(tool string) propText {
 	return propText{} // typed nil or panicky Error: any non-empty text
 }
 
+// propFailureErr is what Failure.Err must be for a failed attempt.
+type propFailureErr int
+
+const (
+	propErrNil      propFailureErr = iota // a result with IsError: no error
+	propErrReturned                       // the error dispatch returned
+	propErrPanic                          // a recovered panic: matches ErrPanicked
+)
+
+// failureErr says what Failure.Err must be after a failure of kind o.
+func (o propOutcome) failureErr() propFailureErr {
+	switch o {
+	case propOutIsError:
+		return propErrNil
+	case propOutPanicString, propOutPanicError, propOutPanicNil:
+		return propErrPanic
+	}
+	return propErrReturned
+}
+
+// check returns what is wrong with err, or "".
+func (k propFailureErr) check(err error) string {
+	switch k {
+	case propErrNil:
+		if err != nil {
+			return "want nil for a result with IsError"
+		}
+	case propErrPanic:
+		if !errors.Is(err, reflection.ErrPanicked) {
+			return "want an error matching ErrPanicked"
+		}
+	default:
+		if err == nil {
+			return "want the error dispatch returned"
+		}
+		var nilErr *relNilError
+		if errors.As(err, &nilErr) || errors.Is(err, reflection.ErrPanicked) {
+			return "" // the typed nil itself, or an error whose Error panics
+		}
+	}
+	return ""
+}
+
 // propWant is the model's prediction for one scenario.
 type propWant struct {
 	dispatched  []reflection.ToolCall
 	failures    []reflection.Failure // what the reflector must see (Error checked apart)
 	texts       []propText           // failure text per failed attempt
+	errs        []propFailureErr     // what Failure.Err must be per failed attempt
 	strategy    []int                // attempts the strategy is asked about
 	elapsed     time.Duration
 	errKind     propErrKind
@@ -492,6 +542,56 @@ func relIsObject(b []byte) bool {
 	}
 	_, ok := v.(map[string]any)
 	return ok
+}
+
+// relHasFoldedDuplicateKeys is the model's test for duplicate keys: it walks
+// the decoded tokens and compares each object's keys with strings.EqualFold.
+func relHasFoldedDuplicateKeys(b []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	type level struct {
+		object  bool
+		keys    []string
+		wantKey bool
+	}
+	var stack []*level
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		top := (*level)(nil)
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			switch v {
+			case '{':
+				stack = append(stack, &level{object: true, wantKey: true})
+				continue
+			case '[':
+				stack = append(stack, &level{})
+				continue
+			default:
+				stack = stack[:len(stack)-1]
+			}
+		case string:
+			if top != nil && top.object && top.wantKey {
+				for _, k := range top.keys {
+					if strings.EqualFold(k, v) {
+						return true
+					}
+				}
+				top.keys = append(top.keys, v)
+				top.wantKey = false
+				continue
+			}
+		}
+		// A value ended: in an object, a key comes next.
+		if len(stack) > 0 && stack[len(stack)-1].object {
+			stack[len(stack)-1].wantKey = true
+		}
+	}
 }
 
 // relDelayFor is an independent DelayFor: min(base × 2ⁿ, cap), saturating.
@@ -562,6 +662,7 @@ func (s *propScenario) model() propWant {
 		w.anyFailure = true
 		w.lastText = st.text(cur.Name)
 		w.texts = append(w.texts, w.lastText)
+		w.errs = append(w.errs, st.outcome.failureErr())
 		w.elapsed = now
 		if done != propErrNone { // step 2: failure after ctx ended
 			return finishHard(done)
@@ -617,7 +718,8 @@ func (s *propScenario) model() propWant {
 			if c := st.analysis.Correction; c != nil {
 				switch c.Type {
 				case reflection.InputFix:
-					ok := len(c.ModifiedInput) > 0 && (limit < 0 || len(c.ModifiedInput) <= limit) && relIsObject(c.ModifiedInput)
+					ok := len(c.ModifiedInput) > 0 && (limit < 0 || len(c.ModifiedInput) <= limit) &&
+						relIsObject(c.ModifiedInput) && !relHasFoldedDuplicateKeys(c.ModifiedInput)
 					if ok {
 						cur.Input = c.ModifiedInput
 					}
@@ -950,6 +1052,42 @@ func (s *propScenario) check(t *testing.T, want propWant) {
 	}()
 	elapsed := time.Since(t0)
 
+	o := propObserved{
+		dispatched: dispatched, failures: failures, strategy: strategy, filterCalls: filterCalls,
+		res: res, err: err, elapsed: elapsed, ctxErr: ctx.Err(),
+	}
+	if s.observer {
+		o.corrected, o.finished, o.finishedRes, o.finishedErr = corrected, finished, gotRes, gotErr
+	}
+	if s.logger {
+		o.logs = logs
+	}
+	s.verify(t, want, o)
+}
+
+// propObserved is what one run of a scenario did, whoever drove it.
+type propObserved struct {
+	dispatched  []reflection.ToolCall
+	failures    []reflection.Failure
+	strategy    [][2]int
+	filterCalls [][2]string
+	res         reflection.ToolResult
+	err         error
+	elapsed     time.Duration
+	ctxErr      error // the caller's ctx.Err() once the call returned
+	corrected   []bool
+	finished    int
+	finishedRes reflection.ToolResult
+	finishedErr error
+	logs        *relLogHandler // nil: no logger
+}
+
+// verify compares what a run did with the model's prediction.
+func (s *propScenario) verify(t *testing.T, want propWant, o propObserved) {
+	t.Helper()
+	dispatched, failures, strategy, filterCalls := o.dispatched, o.failures, o.strategy, o.filterCalls
+	res, err, elapsed := o.res, o.err, o.elapsed
+	corrected, finished, gotRes, gotErr, logs := o.corrected, o.finished, o.finishedRes, o.finishedErr, o.logs
 	// Ceiling and the dispatched calls (corrections accumulate exactly).
 	if len(dispatched) > reflection.MaxRecoveryAttempts+1 {
 		t.Errorf("dispatch ran %d times, ceiling is %d", len(dispatched), reflection.MaxRecoveryAttempts+1)
@@ -971,7 +1109,12 @@ func (s *propScenario) check(t *testing.T, want propWant) {
 		if !want.texts[i].match(got.Error) {
 			t.Errorf("Failure[%d].Error = %q, want %v", i, got.Error, want.texts[i])
 		}
-		got.Error = ""
+		if i < len(want.errs) {
+			if msg := want.errs[i].check(got.Err); msg != "" {
+				t.Errorf("Failure[%d].Err = %#v: %s", i, got.Err, msg)
+			}
+		}
+		got.Error, got.Err = "", nil
 		if !reflect.DeepEqual(got, w) {
 			t.Errorf("Failure[%d]:\n got %+v\nwant %+v", i, got, w)
 		}
@@ -1056,8 +1199,8 @@ func (s *propScenario) check(t *testing.T, want propWant) {
 				t.Errorf("exhausted error = %+v, want Tool %q Attempts 6", *ex, s.call.Name)
 			}
 		case propErrCanceled:
-			if isEx || !errors.Is(err, context.Canceled) || !errors.Is(err, ctx.Err()) {
-				t.Errorf("Run error = %v, want one matching context.Canceled (ctx.Err() = %v)", err, ctx.Err())
+			if isEx || !errors.Is(err, context.Canceled) || !errors.Is(err, o.ctxErr) {
+				t.Errorf("Run error = %v, want one matching context.Canceled (ctx.Err() = %v)", err, o.ctxErr)
 			}
 			if s.withCause && !errors.Is(err, relErrCause) {
 				t.Errorf("Run error = %v, want it to carry the cancel cause", err)
@@ -1066,8 +1209,8 @@ func (s *propScenario) check(t *testing.T, want propWant) {
 			if isEx || !errors.Is(err, context.DeadlineExceeded) {
 				t.Errorf("Run error = %v, want one matching context.DeadlineExceeded", err)
 			}
-			if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
-				t.Errorf("Run error = %v, does not match ctx.Err() = %v", err, ctx.Err())
+			if o.ctxErr != nil && !errors.Is(err, o.ctxErr) {
+				t.Errorf("Run error = %v, does not match ctx.Err() = %v", err, o.ctxErr)
 			}
 		}
 	}
@@ -1086,7 +1229,7 @@ func (s *propScenario) check(t *testing.T, want propWant) {
 			t.Errorf("Observer.Corrected applied flags %v, want %v", corrected, want.corrected)
 		}
 	}
-	if s.logger {
+	if logs != nil {
 		if got := logs.count(slog.LevelWarn, "correction dropped"); got != want.dropped {
 			t.Errorf("%d warn logs of dropped corrections, want %d\n%s", got, want.dropped, logs.text())
 		}

@@ -67,13 +67,18 @@ func parseDeltaSeconds(s string) (time.Duration, bool) {
 }
 
 // fixTwoDigitYear applies RFC 9110's rule for the two-digit years of the RFC
-// 850 form: a year that would lie more than 50 years in the future is taken
-// to be in the past century. time.Parse maps 69–99 to 19xx and 00–68 to 20xx.
+// 850 form: a date that would lie more than 50 years after now is taken to be
+// in the past century, so every date lands in (now−50y, now+50y]. The
+// comparison is of dates, not years: in March 2026, January 2076 is less than
+// 50 years ahead and stays there, July 2076 is more and becomes 1976.
+// time.Parse maps 69–99 to 19xx and 00–68 to 20xx.
 func fixTwoDigitYear(t, now time.Time) time.Time {
-	for t.Year() > now.Year()+50 {
+	t = t.AddDate((now.Year()-t.Year())/100*100, 0, 0) // the century of now, give or take one
+	latest := now.AddDate(50, 0, 0)
+	for t.After(latest) {
 		t = t.AddDate(-100, 0, 0)
 	}
-	for t.Year() < now.Year()-50 {
+	for !t.After(latest.AddDate(-100, 0, 0)) {
 		t = t.AddDate(100, 0, 0)
 	}
 	return t

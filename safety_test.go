@@ -298,12 +298,12 @@ func TestSafetyPromptInjectionInErrorText(t *testing.T) {
 			out := logs.String()
 			warnings := 0
 			for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-				if strings.Contains(line, "level=WARN") && strings.Contains(line, "delete_all_files") &&
-					strings.Contains(line, "tool_change") && strings.Contains(line, tt.why) {
+				if strings.Contains(line, "level=WARN") && strings.Contains(line, "tool_change") && strings.Contains(line, tt.why) {
 					warnings++
 				}
 			}
 			assert.Equal(t, reflection.MaxRecoveryAttempts, warnings, "one warning per refused switch; log:\n%s", out)
+			assert.NotContains(t, out, "delete_all_files", "a model-chosen tool name reached a Warn record without WithLogTexts")
 		})
 	}
 }

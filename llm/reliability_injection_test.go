@@ -86,9 +86,10 @@ func TestReliabilityPromptInjectionEndToEnd(t *testing.T) {
 	assert.EqualValues(t, 6, requests.Load(), "one model request per failure")
 	refusals := 0
 	for _, line := range strings.Split(logs.String(), "\n") {
-		if strings.Contains(line, "level=WARN") && strings.Contains(line, "delete_all_files") && strings.Contains(line, "not registered") {
+		if strings.Contains(line, "level=WARN") && strings.Contains(line, "tool_change") && strings.Contains(line, "not registered") {
 			refusals++
 		}
 	}
 	assert.Equal(t, 5, refusals, "one warning per refused switch; log:\n%s", logs.String())
+	assert.NotContains(t, logs.String(), "delete_all_files", "the model-chosen name must not reach a Warn record")
 }

@@ -1,0 +1,157 @@
+package reflection
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+)
+
+// What a Driver logs (WithLogger). Records at Info and above carry no text
+// that may hold a secret: no failure text, root cause, reason, reflector or
+// asker error, input, reply or model-chosen tool name. Such texts ("sensitive"
+// below) are added to a record only when it is at Debug level or the host
+// asked with WithLogTexts, and always pass through WithRedactor's function.
+
+// logReflectorError logs a Reflector's error: Info when it skipped, Error
+// otherwise.
+func (d *Driver) logReflectorError(ctx context.Context, r *Recovery, err error) {
+	l := d.logger
+	if l == nil {
+		return
+	}
+	level, kind := slog.LevelError, "error"
+	switch { // a chain's error may hold several kinds: the worst decides
+	case safeIs(err, ErrPanicked):
+		kind = "panic"
+	case safeIs(err, ErrInternal):
+		kind = "internal"
+	case safeIs(err, ErrSkipped):
+		level, kind = slog.LevelInfo, "skipped"
+	}
+	attrs := d.failureAttrs(r, level, d.callAttrs(r.cur.Name, r.call.ID, r.attempt, slog.String("error_kind", kind)))
+	attrs = d.sensitive(attrs, level, "error", errorText(err))
+	l.LogAttrs(ctx, level, "reflection: reflector failed", attrs...)
+}
+
+// logDecision logs what the machine decided: a retry at Debug, any end of
+// the call at Info.
+func (d *Driver) logDecision(ctx context.Context, r *Recovery) {
+	l := d.logger
+	if l == nil {
+		return
+	}
+	level := slog.LevelInfo
+	var attrs []slog.Attr
+	switch act := r.action.(type) {
+	case Retry:
+		level = slog.LevelDebug
+		attrs = d.callAttrs(r.cur.Name, r.call.ID, r.attempt, slog.String("action", "retry"),
+			slog.Duration("delay", act.Delay), slog.Duration("wait", r.wait))
+		if r.hint > 0 {
+			attrs = append(attrs, slog.Duration("retry_after", r.hint))
+		}
+	case AskUser:
+		attrs = d.callAttrs(r.cur.Name, r.call.ID, r.attempt, slog.String("action", "ask_user"))
+		attrs = d.sensitive(attrs, level, "prompt", act.Prompt)
+	case Skip:
+		attrs = d.callAttrs(r.cur.Name, r.call.ID, r.attempt, slog.String("action", "skip"))
+		attrs = d.sensitive(attrs, level, "reason", act.Reason)
+	case Fail:
+		attrs = d.callAttrs(r.cur.Name, r.call.ID, r.attempt, slog.String("action", "fail"))
+		attrs = d.sensitive(attrs, level, "reason", act.Reason)
+	}
+	l.LogAttrs(ctx, level, "reflection: recovery decision", d.failureAttrs(r, level, attrs)...)
+}
+
+// failureAttrs adds what is known of the current failure: the type of the
+// error dispatch returned (never sensitive) and its text (sensitive).
+func (d *Driver) failureAttrs(r *Recovery, level slog.Level, attrs []slog.Attr) []slog.Attr {
+	if r.fail.Err != nil {
+		attrs = append(attrs, slog.String("error_type", fmt.Sprintf("%T", r.fail.Err)))
+	}
+	return d.sensitive(attrs, level, "failure", r.fail.Error)
+}
+
+// logFix logs a correction: applied at Debug, dropped at Warn.
+func (d *Driver) logFix(ctx context.Context, r *Recovery, attempt int, f *fixRecord) {
+	l := d.logger
+	if l == nil {
+		return
+	}
+	kind := slog.String("correction_type", string(f.c.Type))
+	if f.applied {
+		attrs := d.callAttrs(r.cur.Name, r.call.ID, attempt, kind, slog.Bool("human", f.human))
+		l.LogAttrs(ctx, slog.LevelDebug, "reflection: correction applied", attrs...)
+		return
+	}
+	attrs := d.callAttrs(r.cur.Name, r.call.ID, attempt, kind, slog.Bool("human", f.human), slog.String("reason", f.why))
+	if f.c.Type == ToolChange {
+		attrs = d.sensitive(attrs, slog.LevelWarn, "alternative_tool", f.c.AlternativeTool)
+	}
+	attrs = d.sensitive(attrs, slog.LevelWarn, "detail", f.detail)
+	l.LogAttrs(ctx, slog.LevelWarn, "reflection: correction dropped", attrs...)
+}
+
+// logAsking logs that a question goes to the Asker.
+func (d *Driver) logAsking(ctx context.Context, r *Recovery) {
+	if l := d.logger; l != nil {
+		l.LogAttrs(ctx, slog.LevelInfo, "reflection: asking a human", d.callAttrs(r.cur.Name, r.call.ID, r.attempt)...)
+	}
+}
+
+// logAnswer logs the Asker's answer (Info) or its error (Error).
+func (d *Driver) logAnswer(ctx context.Context, r *Recovery, ans Answer, err error) {
+	l := d.logger
+	if l == nil {
+		return
+	}
+	if err != nil {
+		attrs := d.sensitive(d.callAttrs(r.cur.Name, r.call.ID, r.attempt), slog.LevelError, "error", errorText(err))
+		l.LogAttrs(ctx, slog.LevelError, "reflection: asker failed", attrs...)
+		return
+	}
+	attrs := d.callAttrs(r.cur.Name, r.call.ID, r.attempt, slog.Bool("approved", ans.Approve), slog.Bool("input", len(ans.Input) > 0))
+	attrs = d.sensitive(attrs, slog.LevelInfo, "reply", ans.Reply)
+	l.LogAttrs(ctx, slog.LevelInfo, "reflection: human answered", attrs...)
+}
+
+// logStop logs a hard error at Warn: a cancel, a deadline refusal, the
+// ceiling, a nil dispatch.
+func (d *Driver) logStop(ctx context.Context, r *Recovery) {
+	if l := d.logger; l != nil {
+		l.LogAttrs(ctx, slog.LevelWarn, "reflection: call stopped",
+			slog.String("tool", r.call.Name), slog.String("call_id", r.call.ID),
+			slog.Int("calls", r.calls), slog.String("outcome", r.outcome.String()),
+			slog.String("error", errorText(r.err)))
+	}
+}
+
+// callAttrs are the attributes every record about a call has.
+func (d *Driver) callAttrs(tool, id string, attempt int, more ...slog.Attr) []slog.Attr {
+	attrs := make([]slog.Attr, 0, 3+len(more)+2)
+	attrs = append(attrs, slog.String("tool", tool), slog.String("call_id", id), slog.Int("attempt", attempt))
+	return append(attrs, more...)
+}
+
+// sensitive appends a text that may hold a secret, redacted, when the
+// record's level allows it; an empty text adds nothing.
+func (d *Driver) sensitive(attrs []slog.Attr, level slog.Level, key, text string) []slog.Attr {
+	if text == "" || (level > slog.LevelDebug && !d.logTexts) {
+		return attrs
+	}
+	if d.redact != nil {
+		text = redactSafely(d.redact, text)
+	}
+	return append(attrs, slog.String(key, text))
+}
+
+// redactSafely runs the host's redactor; a panic in it hides the text
+// entirely rather than logging it unscrubbed.
+func redactSafely(redact func(string) string, text string) (out string) {
+	defer func() {
+		if recover() != nil {
+			out = "[redactor panicked; text withheld]"
+		}
+	}()
+	return redact(text)
+}

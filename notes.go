@@ -1,0 +1,69 @@
+package reflection
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Recovery notes (WithRecoveryNotes) tell the model what recovery did, after
+// everything else in the result's Content and one blank line. Each line
+// starts with notePrefix.
+const notePrefix = "Recovery note: "
+
+// maxNoteInput caps the input a success note quotes.
+const maxNoteInput = 1 << 10
+
+// withNote appends note to content, after a blank line; an empty note adds
+// nothing.
+func withNote(content, note string) string {
+	if note == "" {
+		return content
+	}
+	return content + "\n\n" + note
+}
+
+// successNote names the tool and input that actually ran, for a success that
+// needed a correction: the model's history otherwise shows its own call with
+// a result it did not produce.
+func successNote(ran ToolCall) string {
+	return notePrefix + "this result came from tool " + strconv.Quote(ran.Name) +
+		" called with input " + cutText(string(ran.Input), maxNoteInput) +
+		", not from the call as it was first made."
+}
+
+// softNote gives, after a soft end, the last analysis' root cause and the
+// guidance of its advisory correction; "" when there was no analysis, or it
+// said neither.
+func (r *Recovery) softNote() string {
+	if !r.hasLast {
+		return ""
+	}
+	var b strings.Builder
+	if rc := strings.TrimSpace(r.lastCause); rc != "" {
+		b.WriteString(notePrefix + "root cause: " + rc)
+	}
+	if c := r.lastFix; c != nil && c.Guidance != "" {
+		switch c.Type {
+		case PrerequisiteFix, ApproachChange, Escalate:
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(notePrefix + "guidance (" + string(c.Type) + "): " + strings.TrimSpace(c.Guidance))
+		}
+	}
+	return b.String()
+}
+
+// cutText cuts s to at most limit bytes, on a UTF-8 boundary, with a marker
+// that says how many bytes were dropped.
+func cutText(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…[truncated " + strconv.Itoa(len(s)-cut) + " bytes]"
+}

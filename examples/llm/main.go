@@ -91,6 +91,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		llm.WithRequestTimeout(2*time.Minute),
 		llm.WithToolCatalog(catalog),
 		llm.WithExchangeHook(costs.record),
+		llm.WithRedactor(reflection.RedactSecrets), // scrubs what is sent and the errors' quotes
 	)
 	analyze := reflection.ReflectorFunc(func(ctx context.Context, f reflection.Failure) (reflection.FailureAnalysis, error) {
 		costs = analysisCosts{}
@@ -102,6 +103,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		reflection.WithReflector(analyze),
 		reflection.WithStrategy(reflection.NewExponentialBackoff(3)),
 		reflection.WithSchemas(schemas),
+		reflection.WithInputCheck(reflector.InputCheck(schemas)), // a corrected call must fit its tool's schema
+		reflection.WithRedactor(reflection.RedactSecrets),
 		reflection.WithLogger(slog.New(slog.NewTextHandler(stderr, nil))),
 	)
 

@@ -180,7 +180,8 @@ func WithResponseFormat(f ResponseFormat) Option {
 // WithRepairRounds sets how many times one Analyze may ask the model again
 // after an unusable answer (see the package documentation, "Repair"). The
 // default is DefaultRepairRounds, 1; 0 or a negative n turns repair off, so
-// every Analyze makes exactly one request.
+// every Analyze makes exactly one request. No repair is tried once Analyze's
+// context has ended.
 func WithRepairRounds(n int) Option {
 	return func(c *config) { c.repairRounds = max(n, 0) }
 }

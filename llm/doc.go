@@ -43,8 +43,10 @@
 // Reflector sends the same conversation again, with the answer as an
 // assistant message and a user message that says what was wrong, in the
 // validator's words with the JSON pointer, at most [WithRepairRounds] times
-// (once by default). Transport errors, refusals, an empty choice list and a
-// tool schema that cannot be used are not repaired. The hook set with
+// (once by default). Transport errors, refusals, an empty choice list, a
+// tool schema that cannot be used and an input that cannot be checked within
+// the validation budget are not repaired: asking again would not change
+// them. The hook set with
 // [WithExchangeHook] sees every request, its token usage and latency: what
 // recovery costs.
 //

@@ -1080,7 +1080,9 @@ func TestRunHardStopLogged(t *testing.T) {
 
 // TestDriverWith: With adds options to a copy and leaves the Driver alone.
 func TestDriverWith(t *testing.T) {
-	known := func(name string) (reflection.ToolSchema, bool) { return reflection.ToolSchema{Name: name}, name == "cat" }
+	known := func(name string) (reflection.ToolSchema, bool) {
+		return reflection.ToolSchema{Name: name}, name == "cat"
+	}
 	change := &reflection.Correction{Type: reflection.ToolChange, AlternativeTool: "rm"}
 	base := reflection.NewDriver(reflection.WithReflector(correctOnce(change)), reflection.WithStrategy(retryAfter(0)))
 	narrowed := base.With(reflection.WithSchemas(known))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/loopctl-go/reflection"
@@ -126,5 +127,88 @@ func checkAnalysis(b *testing.B) {
 	c := sinkAnalysis.Correction
 	if c == nil || c.Type != reflection.InputFix || string(c.ModifiedInput) != string(fixedInput) {
 		b.Fatalf("last Analyze: got correction %+v, want an InputFix to %s", c, fixedInput)
+	}
+}
+
+// alternatingClient answers the first request of every pair with bad and the
+// second with good: each Analyze that repairs once gets an unusable answer,
+// then a usable one.
+type alternatingClient struct {
+	bad, good openai.ChatCompletionResponse
+	calls     int
+}
+
+func (c *alternatingClient) CreateChatCompletion(_ context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+	sinkPromptLen = len(req.Messages[len(req.Messages)-1].Content)
+	c.calls++
+	if c.calls%2 == 1 {
+		return c.bad, nil
+	}
+	return c.good, nil
+}
+
+func cannedResponse(content string) openai.ChatCompletionResponse {
+	return openai.ChatCompletionResponse{
+		ID:    "chatcmpl-bench",
+		Model: openai.GPT4oMini,
+		Choices: []openai.ChatCompletionChoice{{
+			Message:      openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: content},
+			FinishReason: openai.FinishReasonStop,
+		}},
+		Usage: openai.Usage{PromptTokens: 400, CompletionTokens: 80, TotalTokens: 480},
+	}
+}
+
+// Unusable first answers for BenchmarkLLMRepair: one of the wrong shape (a
+// severity outside the enum), one whose InputFix fails the tool schema (an
+// empty path against minLength 1).
+var (
+	shapeErrorAnswer  = strings.Replace(inputFixAnswer, `"severity":"low"`, `"severity":"minor"`, 1)
+	schemaErrorAnswer = strings.Replace(inputFixAnswer, `{\"path\":\"docs/notes.md\"}`, `{\"path\":\"\"}`, 1)
+)
+
+// BenchmarkLLMRepair measures what one repair round adds to
+// llm.Reflector.Analyze apart from the network, with the tool schema cached:
+//
+//   - none: the first answer is accepted (as cache=warm above), the
+//     baseline of the same run;
+//   - shape: the first answer does not match the response schema; the
+//     conversation is sent again with the answer and the complaint, and the
+//     second answer is accepted;
+//   - inputfix: the first answer's InputFix fails the tool schema, likewise;
+//   - exhausted: both answers fail (repair rounds 1), and Analyze returns
+//     the error quoting the last one.
+//
+// Each op is one Analyze: one request for none, two for the others.
+func BenchmarkLLMRepair(b *testing.B) {
+	ctx := context.Background()
+	good := cannedResponse(inputFixAnswer)
+	cases := []struct {
+		name    string
+		client  *alternatingClient
+		wantErr bool
+	}{
+		{"none", &alternatingClient{bad: good, good: good}, false},
+		{"shape", &alternatingClient{bad: cannedResponse(shapeErrorAnswer), good: good}, false},
+		{"inputfix", &alternatingClient{bad: cannedResponse(schemaErrorAnswer), good: good}, false},
+		{"exhausted", &alternatingClient{bad: cannedResponse(shapeErrorAnswer), good: cannedResponse(shapeErrorAnswer)}, true},
+	}
+	for _, c := range cases {
+		b.Run("repair="+c.name, func(b *testing.B) {
+			r := llm.New(c.client)
+			f := llmFailure(toolSchemaDoc("Input of read_file."))
+			sinkAnalysis, sinkErr = r.Analyze(ctx, f)
+			c.client.calls = 0
+			for b.Loop() {
+				sinkAnalysis, sinkErr = r.Analyze(ctx, f)
+			}
+			if c.wantErr {
+				if sinkErr == nil {
+					b.Fatal("last Analyze: no error, want one")
+				}
+				return
+			}
+			checkAnalysis(b)
+		})
 	}
 }

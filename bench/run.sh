@@ -48,7 +48,7 @@ step "same work: every library makes the same calls"
 go test -count=1 -run '^TestSameWork$' .
 
 step "benchmarks (count $count${benchtime:+, benchtime $benchtime})"
-go test -run '^$' -bench '^Benchmark(Success|Retry3|InputFix|LLMAnalyze)$' -benchmem \
+go test -run '^$' -bench '^Benchmark(Success|Retry3|InputFix|LLMAnalyze|LLMRepair)$' -benchmem \
 	-count "$count" "${timeflag[@]}" | tee "$out/bench.out"
 
 step "shared Driver under RunParallel (-cpu 1,2)"
@@ -72,6 +72,9 @@ step "summary: the Driver against each peer"
 
 step "summary: llm.Reflector.Analyze with a fake client"
 "$benchstat" -col /cache -row .name -filter '.name:LLMAnalyze' "$out/bench.out"
+
+step "summary: what one repair round adds to Analyze (fake client)"
+"$benchstat" -col /repair -row .name -filter '.name:LLMRepair' "$out/bench.out"
 
 step "summary: RunParallel, 1 CPU against 2 (ns/op is per call, all goroutines together)"
 "$benchstat" -col /gomaxprocs -row /lib "$out/parallel.out"

@@ -4,17 +4,19 @@
 //
 // # The request
 //
-// Each call to [Reflector.Analyze] sends one request with two messages: the
-// system prompt ([DefaultSystemPrompt] unless [WithSystemPrompt] replaces it)
-// and the failure rendered by [UserMessage]. By default the request asks for
-// structured output in OpenAI's strict mode, with [ResponseSchema] named
-// [SchemaName]. Servers that do not support json_schema can be asked for
-// json_object or for plain text with [WithResponseFormat]; the schema then
-// travels in the system prompt instead.
+// Each call to [Reflector.Analyze] first sends one request with two
+// messages: the system prompt ([DefaultSystemPrompt] unless
+// [WithSystemPrompt] replaces it) and the failure rendered by [UserMessage].
+// By default the request asks for structured output in OpenAI's strict mode,
+// with [ResponseSchema] named [SchemaName]. Servers that do not support
+// json_schema can be asked for json_object or for plain text with
+// [WithResponseFormat]; the schema then travels in the system prompt instead.
 //
 // Before the failure leaves the process, its error text and tool input are
 // cut to a few KiB each ([WithMaxErrorBytes], [WithMaxInputBytes]) and can be
-// scrubbed of secrets ([WithRedactor]).
+// scrubbed of secrets ([WithRedactor]). With [WithToolCatalog], the other
+// tools the agent has are listed after the failure, so a tool_change can name
+// one that exists.
 //
 // # The answer
 //
@@ -23,7 +25,9 @@
 // ignore response_format), checked against [ResponseSchema], and decoded into
 // a [reflection.FailureAnalysis]. The corrected input travels as a string
 // holding a JSON object, because strict mode admits no free-form objects;
-// Analyze decodes it into [reflection.Correction.ModifiedInput].
+// Analyze decodes it into [reflection.Correction.ModifiedInput]. In the
+// json_object and plain formats, a modified_input written as an object is
+// accepted too.
 //
 // With schema validation on (the default, see [WithSchemaValidation]), an
 // InputFix is also checked against the tool's input schema, so a correction
@@ -31,10 +35,48 @@
 // is compiled once per Reflector and kept in a bounded cache. Compiling never
 // reads files or the network: a $ref to another document is an error.
 //
+// # Repair
+//
+// An answer that cannot be used (no JSON object, the wrong shape, a
+// modified_input that is not an object or fails the tool's schema, an
+// alternative_tool not in the catalog) is not thrown away at once: the
+// Reflector sends the same conversation again, with the answer as an
+// assistant message and a user message that says what was wrong, in the
+// validator's words with the JSON pointer, at most [WithRepairRounds] times
+// (once by default). Transport errors, refusals, an empty choice list, a
+// tool schema that cannot be used and an input that cannot be checked within
+// the validation budget are not repaired: asking again would not change
+// them. The hook set with
+// [WithExchangeHook] sees every request, its token usage and latency: what
+// recovery costs.
+//
+// # Limits
+//
+// Tool schemas increasingly come from third parties, and corrected inputs
+// from a model: neither is trusted. Checking an input against a schema is
+// bounded before any expensive work by limits on the schema (its size,
+// nesting and number of objects) and on the input (its nesting, number of
+// values, and number literals), and during the work by a budget of checks per
+// validation ([WithValidationBudget]) that counts, not times, so the answer
+// is deterministic. Compiling and validating inside Analyze also stop when
+// its context ends. A schema over a limit is an error naming the limit
+// ([ErrLimitExceeded]). [NewHTTPClient] bounds what go-openai reads of a
+// response.
+//
+// # Checking inputs for a Driver
+//
+// [NewInputCheck] (or [Reflector.InputCheck], which shares the Reflector's
+// compiled schemas) returns a check of a tool's input against its schema,
+// for the Driver's input check option: an input that a correction brought to
+// a tool is checked against that tool's schema before it runs. It also
+// refuses an object whose keys repeat, exactly or but for case, which a
+// validator cannot see and Go's encoding/json decodes as one field.
+//
 // # Errors
 //
 // Every failure of Analyze wraps [reflection.ErrInternal], and the cause
 // stays reachable with [errors.As] (for example *openai.APIError for an API
-// failure). A Driver answers any reflector error with Fail, so a broken
-// model or server never triggers a blind retry.
+// failure). The error of an unusable answer quotes its first 512 bytes. A
+// Driver answers any reflector error with Fail, so a broken model or server
+// never triggers a blind retry.
 package llm

@@ -84,3 +84,80 @@ func TestDriverFailsSoftlyWhenTheModelBreaks(t *testing.T) {
 	assert.True(t, res.IsError)
 	assert.Len(t, fs.calls, 1, "a broken reflector means no retry")
 }
+
+// TestDriverWithInputCheckStopsFindingFive: issue 9, finding 5, end to end.
+// (a) An InputFix that passes search's permissive schema, then a ToolChange
+// to run_sql: the Driver asks the llm input check about run_sql with that
+// input, which refuses it, so the switch is dropped and DROP TABLE never
+// reaches run_sql. (b) An InputFix whose keys differ only in case never
+// reaches the tool either.
+func TestDriverWithInputCheckStopsFindingFive(t *testing.T) {
+	schemas := map[string]string{
+		"search":    `{"type":"object","properties":{"query":{"type":"string"}}}`,
+		"run_sql":   `{"type":"object","properties":{"query":{"type":"string","pattern":"^SELECT "}},"required":["query"]}`,
+		"read_file": `{"type":"object","properties":{"path":{"type":"string","pattern":"^/safe/"}},"required":["path"]}`,
+	}
+	lookup := registry(schemas)
+	tests := []struct {
+		name    string
+		call    reflection.ToolCall
+		answers []string // the model's answer to each failure, in order
+		noCheck bool     // the control: the same run without the input check
+		want    []string // every call dispatched, as "tool input"
+	}{
+		{
+			name: "a: an input checked against search does not run on run_sql",
+			call: reflection.ToolCall{ID: "c1", Name: "search", Input: json.RawMessage(`{"query":"users"}`)},
+			answers: []string{
+				answer(true, "low", corr("input_fix", `{"query":"DROP TABLE users"}`, nil, nil)),
+				answer(true, "low", corr("tool_change", nil, "run_sql", nil)),
+			},
+			want: []string{`search {"query":"users"}`, `search {"query":"DROP TABLE users"}`, `search {"query":"DROP TABLE users"}`},
+		},
+		{
+			name: "a, control: without the input check DROP TABLE runs on run_sql",
+			call: reflection.ToolCall{ID: "c1", Name: "search", Input: json.RawMessage(`{"query":"users"}`)},
+			answers: []string{
+				answer(true, "low", corr("input_fix", `{"query":"DROP TABLE users"}`, nil, nil)),
+				answer(true, "low", corr("tool_change", nil, "run_sql", nil)),
+			},
+			noCheck: true,
+			want:    []string{`search {"query":"users"}`, `search {"query":"DROP TABLE users"}`, `run_sql {"query":"DROP TABLE users"}`},
+		},
+		{
+			name: "b: keys that differ only in case",
+			call: reflection.ToolCall{ID: "c2", Name: "read_file", Input: json.RawMessage(`{"path":"/safe/a"}`)},
+			answers: []string{
+				answer(true, "low", corr("input_fix", `{"path":"/safe/ok","PATH":"/etc/passwd"}`, nil, nil)),
+				answer(false, "low", nil),
+			},
+			want: []string{`read_file {"path":"/safe/a"}`, `read_file {"path":"/safe/a"}`},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, client := newChatServer(t, func(n int) (int, string) {
+				return http.StatusOK, completion(tt.answers[min(n, len(tt.answers)-1)])
+			})
+			// Validation off in the Reflector: the Driver's input check alone
+			// must stop the attack.
+			reflector := llm.New(client, llm.WithSchemaValidation(false), llm.WithRepairRounds(0))
+			opts := []reflection.Option{
+				reflection.WithReflector(reflector),
+				reflection.WithStrategy(reflection.NewExponentialBackoff(2).WithBaseDelay(0)),
+				reflection.WithSchemas(lookup),
+			}
+			if !tt.noCheck {
+				opts = append(opts, reflection.WithInputCheck(llm.NewInputCheck(lookup)))
+			}
+			d := reflection.NewDriver(opts...)
+			var ran []string
+			_, err := d.Run(context.Background(), tt.call, func(_ context.Context, c reflection.ToolCall) (reflection.ToolResult, error) {
+				ran = append(ran, c.Name+" "+string(c.Input))
+				return reflection.ToolResult{Content: "no luck", IsError: true}, nil
+			})
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, ran)
+		})
+	}
+}

@@ -1,10 +1,11 @@
 package llm
 
 import (
+	"strings"
+
 	"encoding/json"
 	"errors"
-	"strconv"
-	"sync"
+	"github.com/stretchr/testify/assert"
 	"testing"
 
 	"github.com/loopctl-go/reflection"
@@ -25,9 +26,12 @@ func FuzzParseAnswer(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, text []byte) {
-		a, err := parseAnswer(text)
-		if err != nil {
-			if !errors.Is(err, reflection.ErrInternal) {
+		a, p := parseAnswer(text, len(text)%2 == 1)
+		if p != nil {
+			if p.what == "" {
+				t.Fatal("a problem without a statement")
+			}
+			if err := New(nil).answerError(p, string(text), false); !errors.Is(err, reflection.ErrInternal) {
 				t.Fatalf("error %v does not wrap ErrInternal", err)
 			}
 			return
@@ -52,67 +56,38 @@ func FuzzParseAnswer(f *testing.F) {
 
 func TestParseAnswerRejectsHugeAnswers(t *testing.T) {
 	text := make([]byte, maxAnswerBytes+1)
-	if _, err := parseAnswer(text); !errors.Is(err, reflection.ErrInternal) {
-		t.Fatalf("got %v, want ErrInternal", err)
+	if _, p := parseAnswer(text, false); p == nil || p.fix == "" {
+		t.Fatalf("got %+v, want a repairable problem", p)
 	}
 }
 
-func TestSchemaCacheCompilesOnceAndStaysBounded(t *testing.T) {
-	c := newSchemaCache(4)
-	doc := []byte(`{"type":"object"}`)
-	first, err := c.get(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	again, _ := c.get(doc)
-	if first != again {
-		t.Error("the same schema was compiled twice")
-	}
-	var wg sync.WaitGroup
-	for i := range 64 {
-		wg.Go(func() { _, _ = c.get([]byte(`{"minProperties":` + strconv.Itoa(i) + `}`)) })
-	}
-	wg.Wait()
-	if got := c.len(); got > 4 {
-		t.Errorf("cache holds %d schemas, want at most 4", got)
-	}
+// TestObjectStartsInProseAreCapped: the 17th '{' is never tried, the 16th is.
+func TestObjectStartsInProseAreCapped(t *testing.T) {
+	obj := `{"is_recoverable":false}`
+	found, tries := findInProse([]byte(strings.Repeat("{x ", maxObjectStarts-1) + obj))
+	assert.Equal(t, obj, string(found))
+	assert.Equal(t, maxObjectStarts, tries)
+
+	found, tries = findInProse([]byte(strings.Repeat("{x ", maxObjectStarts) + obj))
+	assert.Nil(t, found)
+	assert.Equal(t, maxObjectStarts, tries)
 }
 
-func TestSchemaCacheKeepsCompileErrors(t *testing.T) {
-	c := newSchemaCache(4)
-	_, err1 := c.get([]byte(`{"type": 12}`))
-	_, err2 := c.get([]byte(`{"type": 12}`))
-	if err1 == nil || err1 != err2 {
-		t.Fatalf("got %v and %v, want one cached error", err1, err2)
-	}
-}
+// TestObjectStartsInProseReadTheTextAtMostThrice: starts whose objects never
+// close each read to the end of the text; once the failed ones have read it
+// twice over, no more is tried (20 such starts here).
+func TestObjectStartsInProseReadTheTextAtMostThrice(t *testing.T) {
+	text := strings.Repeat(`{"a":`, 20) + `"` + strings.Repeat("b", 100_000)
+	found, tries := findInProse([]byte(text))
+	assert.Nil(t, found)
+	assert.Equal(t, 3, tries)
 
-func TestValidateRecoversFromPanics(t *testing.T) {
-	if err := validateJSON(nil, []byte(`{}`)); err == nil {
-		t.Fatal("validating with a nil schema should fail, not panic")
-	}
-}
+	obj := `{"is_recoverable":false}`
+	found, tries = findInProse([]byte(`Here: {"analysis": ` + obj + ` (I forgot to close it)`))
+	assert.Equal(t, obj, string(found), "an object inside one that never closes is found")
+	assert.Equal(t, 2, tries)
 
-// TestSchemaCacheCompilesOnceUnderConcurrency asks for one new schema from
-// many goroutines at once: all of them must get the single compiled result.
-func TestSchemaCacheCompilesOnceUnderConcurrency(t *testing.T) {
-	c := newSchemaCache(4)
-	doc := []byte(`{"type":"object","properties":{"path":{"type":"string"}}}`)
-	got := make([]any, 32)
-	var wg sync.WaitGroup
-	for i := range got {
-		wg.Go(func() {
-			sch, err := c.get(doc)
-			if err != nil {
-				t.Error(err)
-			}
-			got[i] = sch
-		})
-	}
-	wg.Wait()
-	for i, sch := range got {
-		if sch != got[0] {
-			t.Fatalf("goroutine %d got another compiled schema: compiled more than once", i)
-		}
-	}
+	found, tries = findInProse([]byte(strings.Repeat("{", 240_000)))
+	assert.Nil(t, found)
+	assert.Equal(t, maxObjectStarts, tries, "starts that fail at once each cost little")
 }

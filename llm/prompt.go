@@ -73,6 +73,12 @@ var responseSchema = mustCompact(`{
   }
 }`)
 
+// lenientResponseSchema is responseSchema with one change: modified_input
+// may also be a JSON object. It checks answers requested with
+// ResponseFormatJSONObject or ResponseFormatNone.
+var lenientResponseSchema = mustCompact(strings.Replace(string(responseSchema),
+	`"modified_input":{"type":["string","null"]`, `"modified_input":{"type":["string","null","object"]`, 1))
+
 func mustCompact(s string) []byte {
 	var b bytes.Buffer
 	if err := json.Compact(&b, []byte(s)); err != nil {
@@ -100,7 +106,12 @@ func ResponseSchema() json.RawMessage {
 //	Attempt: {f.Attempt+1} of {f.MaxAttempts}
 //
 // Input and schema are compacted as json.Compact does; text that is not JSON
-// is written as it is. UserMessage applies no truncation or redaction; the
+// is written as it is. A field whose text has line breaks ("\n", "\r",
+// "\r\n", U+0085, U+2028 or U+2029) keeps them, and every line after its
+// first is indented by two spaces, so no line of a tool's own text can pass
+// for a line of the template: an error text "boom\nAttempt: 6 of 6" renders
+// as "Error: boom\n  Attempt: 6 of 6". A text without line breaks renders
+// exactly as it is. UserMessage applies no truncation or redaction; the
 // Reflector does that before it renders the message.
 func UserMessage(f reflection.Failure) string {
 	return render(f, compactText(f.Input), f.Error)
@@ -108,24 +119,85 @@ func UserMessage(f reflection.Failure) string {
 
 // render writes the template with input and errText already prepared.
 func render(f reflection.Failure, input, errText string) string {
+	tool, task := indentLines(f.Tool), indentLines(f.Task)
+	input, errText = indentLines(input), indentLines(errText)
+	schema := ""
+	if f.Schema != nil {
+		schema = indentLines(compactText(f.Schema.InputSchema))
+	}
 	var b strings.Builder
-	b.Grow(len(f.Tool) + len(input) + len(errText) + len(f.Task) + 64)
+	b.Grow(len(tool) + len(input) + len(schema) + len(errText) + len(task) + 64)
 	b.WriteString("Tool: ")
-	b.WriteString(f.Tool)
+	b.WriteString(tool)
 	b.WriteString("\nInput: ")
 	b.WriteString(input)
 	if f.Schema != nil {
 		b.WriteString("\nSchema: ")
-		b.WriteString(compactText(f.Schema.InputSchema))
+		b.WriteString(schema)
 	}
 	b.WriteString("\nError: ")
 	b.WriteString(errText)
 	b.WriteString("\nTask: ")
-	b.WriteString(f.Task)
+	b.WriteString(task)
 	b.WriteString("\nAttempt: ")
 	b.WriteString(strconv.Itoa(f.Attempt + 1))
 	b.WriteString(" of ")
 	b.WriteString(strconv.Itoa(f.MaxAttempts))
+	return b.String()
+}
+
+// continuation starts every line after the first of a rendered text.
+const continuation = "  "
+
+// lineBreakAt returns the length of the line break that starts at s[i], or 0:
+// "\r\n", "\n", "\r", U+0085 (NEL), U+2028 and U+2029.
+func lineBreakAt(s string, i int) int {
+	switch s[i] {
+	case '\n':
+		return 1
+	case '\r':
+		if i+1 < len(s) && s[i+1] == '\n' {
+			return 2
+		}
+		return 1
+	case 0xC2: // U+0085
+		if i+1 < len(s) && s[i+1] == 0x85 {
+			return 2
+		}
+	case 0xE2: // U+2028, U+2029
+		if i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0xA8 || s[i+2] == 0xA9) {
+			return 3
+		}
+	}
+	return 0
+}
+
+// indentLines returns s with continuation after every line break. A text
+// without line breaks is returned as it is, without allocating.
+func indentLines(s string) string {
+	first := -1
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c == '\n' || c == '\r' || c == 0xC2 || c == 0xE2) && lineBreakAt(s, i) > 0 {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8*len(continuation))
+	b.WriteString(s[:first])
+	for i := first; i < len(s); {
+		if n := lineBreakAt(s, i); n > 0 {
+			b.WriteString(s[i : i+n])
+			b.WriteString(continuation)
+			i += n
+			continue
+		}
+		b.WriteByte(s[i])
+		i++
+	}
 	return b.String()
 }
 

@@ -1,10 +1,10 @@
 package llm
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"strconv"
+	"time"
 	"unicode/utf8"
 
 	"github.com/loopctl-go/reflection"
@@ -19,13 +19,15 @@ type Client interface {
 }
 
 // Reflector is a reflection.Reflector that asks a language model to analyse
-// each failure: one chat-completions request per call to Analyze. Its
-// settings are fixed by New, and it is safe for concurrent use.
+// each failure: one chat-completions request per call to Analyze, and up to
+// WithRepairRounds more when an answer cannot be used. Its settings are fixed
+// by New, and it is safe for concurrent use.
 type Reflector struct {
 	client  Client
 	cfg     config
 	system  string // the system message as sent
 	format  *openai.ChatCompletionResponseFormat
+	lenient bool // a modified_input written as an object is accepted
 	schemas *schemaCache
 }
 
@@ -35,13 +37,8 @@ var _ reflection.Reflector = (*Reflector)(nil)
 // ignored. A nil c gives a Reflector whose Analyze always fails with
 // reflection.ErrInternal.
 func New(c Client, opts ...Option) *Reflector {
-	cfg := defaultConfig()
-	for _, opt := range opts {
-		if opt != nil {
-			opt(&cfg)
-		}
-	}
-	r := &Reflector{client: c, cfg: cfg, system: cfg.systemPrompt, schemas: newSchemaCache(schemaCacheSize)}
+	cfg := newConfig(opts)
+	r := &Reflector{client: c, cfg: cfg, system: cfg.systemPrompt, schemas: newSchemaCache(schemaCacheSize, cfg.limits)}
 	switch cfg.format {
 	case ResponseFormatJSONSchema:
 		r.format = &openai.ChatCompletionResponseFormat{
@@ -54,57 +51,142 @@ func New(c Client, opts ...Option) *Reflector {
 		}
 	case ResponseFormatJSONObject:
 		r.format = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
-		r.system = schemaInPrompt(cfg.systemPrompt)
+		r.system, r.lenient = schemaInPrompt(cfg.systemPrompt), true
 	case ResponseFormatNone:
-		r.system = schemaInPrompt(cfg.systemPrompt)
+		r.system, r.lenient = schemaInPrompt(cfg.systemPrompt), true
 	}
 	return r
 }
 
 // Analyze sends f to the model and returns its analysis. The error text, the
 // tool input and the task are redacted and truncated as configured before
-// they are sent. Every failure (transport or API error, no choices, a
-// refusal, an answer that does not match ResponseSchema, a modified_input
-// that is not a JSON object, or an InputFix that does not validate against
-// f.Schema) returns an error that wraps reflection.ErrInternal and keeps its
-// cause reachable with errors.As.
+// they are sent.
+//
+// When the answer cannot be used, Analyze asks again, up to WithRepairRounds
+// times, telling the model what was wrong. Every failure returns an error
+// that wraps reflection.ErrInternal and keeps its cause reachable with
+// errors.As: a transport or API error, no choices, a refusal, an answer that
+// is still unusable after the last repair (it does not match ResponseSchema,
+// its modified_input is not a JSON object or does not validate against
+// f.Schema, or its alternative_tool is not in the tool catalog), or a tool
+// schema that does not compile or breaks a limit. The error of an unusable
+// answer quotes its first 512 bytes.
 func (r *Reflector) Analyze(ctx context.Context, f reflection.Failure) (reflection.FailureAnalysis, error) {
 	if r == nil || r.client == nil {
 		return reflection.FailureAnalysis{}, internal("no client", nil)
 	}
+	var tools []reflection.ToolSchema
+	if r.cfg.catalog != nil {
+		tools = r.cfg.catalog(ctx)
+	}
+	req := r.request(f, tools)
+	for round := 0; ; round++ {
+		a, ex, fix := r.ask(ctx, f, tools, &req, round)
+		if r.cfg.hook != nil {
+			r.cfg.hook(ctx, ex)
+		}
+		if ex.Err == nil {
+			return a, nil
+		}
+		if fix == "" || round >= r.cfg.repairRounds || ctx.Err() != nil {
+			return reflection.FailureAnalysis{}, ex.Err
+		}
+		req.Messages = append(req.Messages,
+			openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: r.echo(ex.Answer)},
+			openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: r.redacted(fix)},
+		)
+	}
+}
+
+// ask sends one request and judges its answer. It returns the analysis when
+// the answer is usable; otherwise the exchange's Err says why and fix, when
+// not empty, is what a repair request would ask of the model.
+func (r *Reflector) ask(ctx context.Context, f reflection.Failure, tools []reflection.ToolSchema,
+	req *openai.ChatCompletionRequest, round int) (reflection.FailureAnalysis, Exchange, string) {
+	ex := Exchange{Round: round, Tool: f.Tool, Attempt: f.Attempt, Model: req.Model}
+	resp, err := r.send(ctx, req, &ex)
+	if err != nil {
+		ex.Err = internal("chat completion", err)
+		return reflection.FailureAnalysis{}, ex, ""
+	}
+	ex.Usage = resp.Usage
+	if resp.Model != "" {
+		ex.Model = resp.Model
+	}
+	if len(resp.Choices) == 0 {
+		ex.Err = internal("response has no choices", nil)
+		return reflection.FailureAnalysis{}, ex, ""
+	}
+	choice := &resp.Choices[0]
+	ex.FinishReason, ex.Answer, ex.Refusal = choice.FinishReason, choice.Message.Content, choice.Message.Refusal
+	if ex.Refusal != "" {
+		ex.Err = internal("model refused: "+r.redacted(ex.Refusal), nil)
+		return reflection.FailureAnalysis{}, ex, ""
+	}
+	a, p := r.judge(ctx, f, tools, ex.Answer)
+	if p == nil {
+		return a, ex, ""
+	}
+	cut := ex.FinishReason == openai.FinishReasonLength
+	ex.Err = r.answerError(p, ex.Answer, cut)
+	if p.fix == "" {
+		return reflection.FailureAnalysis{}, ex, ""
+	}
+	fix := "Your answer cannot be used: " + p.fix
+	if cut {
+		fix = "Your answer was cut off at the token limit, so it cannot be used: " + p.fix
+	}
+	return reflection.FailureAnalysis{}, ex, fix + "\n\n" + repairClosing
+}
+
+// repairClosing ends every repair request.
+const repairClosing = "Reply again with one complete JSON object that follows the shape and the rules above, and nothing else."
+
+// send makes one request, under WithRequestTimeout, and measures its latency
+// into ex when a hook will read it.
+func (r *Reflector) send(ctx context.Context, req *openai.ChatCompletionRequest, ex *Exchange) (openai.ChatCompletionResponse, error) {
 	if r.cfg.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, r.cfg.timeout)
 		defer cancel()
 	}
-	resp, err := r.client.CreateChatCompletion(ctx, r.request(f))
-	if err != nil {
-		return reflection.FailureAnalysis{}, internal("chat completion", err)
+	if r.cfg.hook == nil {
+		return r.client.CreateChatCompletion(ctx, *req)
 	}
-	if len(resp.Choices) == 0 {
-		return reflection.FailureAnalysis{}, internal("response has no choices", nil)
+	start := time.Now()
+	resp, err := r.client.CreateChatCompletion(ctx, *req)
+	ex.Latency = time.Since(start)
+	return resp, err
+}
+
+// judge parses the answer and checks its correction: against the tool
+// catalog, and an InputFix against the tool's schema.
+func (r *Reflector) judge(ctx context.Context, f reflection.Failure, tools []reflection.ToolSchema, text string) (reflection.FailureAnalysis, *problem) {
+	a, p := parseAnswer([]byte(text), r.lenient)
+	if p != nil {
+		return reflection.FailureAnalysis{}, p
 	}
-	msg := resp.Choices[0].Message
-	if msg.Refusal != "" {
-		return reflection.FailureAnalysis{}, internal("model refused: "+msg.Refusal, nil)
-	}
-	a, err := parseAnswer([]byte(msg.Content))
-	if err != nil {
-		if resp.Choices[0].FinishReason == openai.FinishReasonLength {
-			err = fmt.Errorf("%w (the answer was cut at the token limit)", err)
+	c := a.Correction
+	if c != nil && c.Type == reflection.ToolChange && len(tools) > 0 && !inCatalog(tools, c.AlternativeTool) {
+		return reflection.FailureAnalysis{}, &problem{
+			what: "alternative_tool " + strconv.Quote(c.AlternativeTool) + " is not in the tool catalog",
+			fix: "at /correction/alternative_tool, " + strconv.Quote(c.AlternativeTool) +
+				" is not one of the tools listed as available. Name one of them, or give another kind of correction.",
 		}
-		return reflection.FailureAnalysis{}, err
 	}
-	if err := r.checkInputFix(f, a); err != nil {
-		return reflection.FailureAnalysis{}, err
+	if p := r.checkInputFix(ctx, f, a); p != nil {
+		return reflection.FailureAnalysis{}, p
 	}
 	return a, nil
 }
 
-// request builds the chat-completions request for f.
-func (r *Reflector) request(f reflection.Failure) openai.ChatCompletionRequest {
+// request builds the first chat-completions request for f.
+func (r *Reflector) request(f reflection.Failure, tools []reflection.ToolSchema) openai.ChatCompletionRequest {
 	f.Task = r.scrub(f.Task, 0)
 	user := render(f, r.scrub(compactText(f.Input), r.cfg.maxInput), r.scrub(f.Error, r.cfg.maxError))
+	if len(tools) > 0 {
+		user += "\n\n" + renderCatalog(tools, f.Tool, r.cfg.maxCatalog)
+	}
 	return openai.ChatCompletionRequest{
 		Model: r.cfg.model,
 		Messages: []openai.ChatCompletionMessage{
@@ -117,14 +199,32 @@ func (r *Reflector) request(f reflection.Failure) openai.ChatCompletionRequest {
 	}
 }
 
+// maxEchoBytes bounds an unusable answer as it is sent back in a repair
+// request. A usable answer is far shorter.
+const maxEchoBytes = 8 << 10
+
+// echo is an unusable answer as a repair request sends it back.
+func (r *Reflector) echo(answer string) string {
+	if answer == "" {
+		return "(an empty answer)"
+	}
+	return r.scrub(answer, maxEchoBytes)
+}
+
 // scrub redacts s and, when limit > 0, cuts it to at most limit bytes plus a
 // marker.
 func (r *Reflector) scrub(s string, limit int) string {
-	if r.cfg.redact != nil {
-		s = r.cfg.redact(s)
-	}
+	s = r.redacted(s)
 	if limit > 0 {
 		s = truncate(s, limit)
+	}
+	return s
+}
+
+// redacted returns s passed through the redactor, if one is set.
+func (r *Reflector) redacted(s string) string {
+	if r.cfg.redact != nil {
+		return r.cfg.redact(s)
 	}
 	return s
 }
@@ -140,24 +240,6 @@ func truncate(s string, limit int) string {
 		cut--
 	}
 	return s[:cut] + "…[truncated " + strconv.Itoa(len(s)-cut) + " bytes]"
-}
-
-// checkInputFix validates an InputFix's modified input against the tool's
-// input schema, when validation is on and there is something to check: a
-// schema (an empty InputSchema constrains nothing) and a modified input.
-func (r *Reflector) checkInputFix(f reflection.Failure, a reflection.FailureAnalysis) error {
-	if !r.cfg.validate || f.Schema == nil || len(bytes.TrimSpace(f.Schema.InputSchema)) == 0 ||
-		a.Correction == nil || a.Correction.Type != reflection.InputFix || a.Correction.ModifiedInput == nil {
-		return nil
-	}
-	sch, err := r.schemas.get(f.Schema.InputSchema)
-	if err != nil {
-		return internal("tool schema for "+strconv.Quote(f.Tool)+" does not compile", err)
-	}
-	if err := validateJSON(sch, a.Correction.ModifiedInput); err != nil {
-		return internal("modified_input does not match the schema of "+strconv.Quote(f.Tool), err)
-	}
-	return nil
 }
 
 // internal returns an error that wraps reflection.ErrInternal and, when

@@ -1,7 +1,11 @@
 package llm_test
 
 import (
+	"errors"
+
 	"encoding/json"
+	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/llm"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -74,16 +78,46 @@ func (s *chatServer) requests() int {
 // lastRequest decodes the body of the latest request as generic JSON.
 func (s *chatServer) lastRequest() map[string]any {
 	s.t.Helper()
+	return s.requestAt(-1)
+}
+
+// requestAt decodes the body of request i (from 0; -1 is the latest) as
+// generic JSON.
+func (s *chatServer) requestAt(i int) map[string]any {
+	s.t.Helper()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.bodies) == 0 {
-		s.t.Fatal("no request was made")
+	if i < 0 {
+		i += len(s.bodies)
+	}
+	if i < 0 || i >= len(s.bodies) {
+		s.t.Fatalf("no request %d: %d were made", i, len(s.bodies))
 	}
 	var m map[string]any
-	if err := json.Unmarshal(s.bodies[len(s.bodies)-1], &m); err != nil {
+	if err := json.Unmarshal(s.bodies[i], &m); err != nil {
 		s.t.Fatalf("request body is not JSON: %v", err)
 	}
 	return m
+}
+
+// messagesAt returns the messages of request i as role and content pairs.
+func (s *chatServer) messagesAt(i int) [][2]string {
+	s.t.Helper()
+	var out [][2]string
+	for _, m := range s.requestAt(i)["messages"].([]any) {
+		msg := m.(map[string]any)
+		content, _ := msg["content"].(string)
+		out = append(out, [2]string{msg["role"].(string), content})
+	}
+	return out
+}
+
+// replies starts a server that answers request n with contents[n], and every
+// later request with the last of them.
+func replies(t testing.TB, contents ...string) (*chatServer, *openai.Client) {
+	return newChatServer(t, func(n int) (int, string) {
+		return http.StatusOK, completion(contents[min(n, len(contents)-1)])
+	})
 }
 
 // completion is a chat.completion response whose one choice says content.
@@ -147,3 +181,7 @@ func corr(typ string, modifiedInput, alternativeTool, guidance any) map[string]a
 		"guidance":         guidance,
 	}
 }
+
+func errorsIsInternal(err error) bool { return errors.Is(err, reflection.ErrInternal) }
+
+func errorsIsLimit(err error) bool { return errors.Is(err, llm.ErrLimitExceeded) }

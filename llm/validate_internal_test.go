@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 // with the tool schema already compiled (warm) and compiled on every call
 // (cold, a fresh Reflector each time).
 func BenchmarkCheckInputFix(b *testing.B) {
+	ctx := context.Background()
 	schema := json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","minLength":1},` +
 		`"offset":{"type":"integer","minimum":0}},"required":["path"],"additionalProperties":false}`)
 	f := reflection.Failure{Tool: "read_file", Schema: &reflection.ToolSchema{Name: "read_file", InputSchema: schema}}
@@ -19,21 +21,21 @@ func BenchmarkCheckInputFix(b *testing.B) {
 	}}
 	b.Run("cache=warm", func(b *testing.B) {
 		r := New(nil)
-		if err := r.checkInputFix(f, a); err != nil {
-			b.Fatal(err)
+		if p := r.checkInputFix(ctx, f, a); p != nil {
+			b.Fatal(p.what)
 		}
 		b.ReportAllocs()
 		for b.Loop() {
-			if err := r.checkInputFix(f, a); err != nil {
-				b.Fatal(err)
+			if p := r.checkInputFix(ctx, f, a); p != nil {
+				b.Fatal(p.what)
 			}
 		}
 	})
 	b.Run("cache=cold", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if err := New(nil).checkInputFix(f, a); err != nil {
-				b.Fatal(err)
+			if p := New(nil).checkInputFix(ctx, f, a); p != nil {
+				b.Fatal(p.what)
 			}
 		}
 	})

@@ -1,6 +1,9 @@
 // Command llm shows the llm Reflector at work: a read_file tool is called
 // with a wrong path, the model is asked why it failed, and the Driver retries
-// with the corrected input it proposes.
+// with the corrected input it proposes. The model also sees the other tools
+// (the catalog), and for every failure the program prints what its analysis
+// cost: the requests made (a repair round when an answer was unusable), the
+// tokens the server reported and the time it took.
 //
 // It talks to any OpenAI-compatible chat-completions server:
 //
@@ -22,6 +25,8 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/loopctl-go/reflection"
@@ -77,16 +82,29 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if baseURL != "" {
 		cfg.BaseURL = baseURL
 	}
+	cfg.HTTPClient = llm.NewHTTPClient(0, nil) // responses cut at llm.DefaultMaxResponseBytes
 
+	var costs analysisCosts
 	reflector := llm.New(openai.NewClientWithConfig(cfg),
 		llm.WithModel(model), // "" keeps the default, gpt-4o-mini
 		llm.WithResponseFormat(rf),
 		llm.WithRequestTimeout(2*time.Minute),
+		llm.WithToolCatalog(catalog),
+		llm.WithExchangeHook(costs.record),
+		llm.WithRedactor(reflection.RedactSecrets), // scrubs what is sent and the errors' quotes
 	)
+	analyze := reflection.ReflectorFunc(func(ctx context.Context, f reflection.Failure) (reflection.FailureAnalysis, error) {
+		costs = analysisCosts{}
+		a, err := reflector.Analyze(ctx, f)
+		fmt.Fprintf(stdout, "analysis of call %d (%s): %s\n", f.Attempt+1, f.Tool, costs)
+		return a, err
+	})
 	driver := reflection.NewDriver(
-		reflection.WithReflector(reflector),
+		reflection.WithReflector(analyze),
 		reflection.WithStrategy(reflection.NewExponentialBackoff(3)),
 		reflection.WithSchemas(schemas),
+		reflection.WithInputCheck(reflector.InputCheck(schemas)), // a corrected call must fit its tool's schema
+		reflection.WithRedactor(reflection.RedactSecrets),
 		reflection.WithLogger(slog.New(slog.NewTextHandler(stderr, nil))),
 	)
 
@@ -95,7 +113,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	attempt := 0
 	dispatch := func(ctx context.Context, c reflection.ToolCall) (reflection.ToolResult, error) {
 		attempt++
-		res := readFile(c)
+		res := runTool(c)
 		fmt.Fprintf(stdout, "call %d: %s %s -> %s\n", attempt, c.Name, c.Input, summary(res))
 		return res, nil
 	}
@@ -113,6 +131,26 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	return 0
 }
 
+// analysisCosts adds up the exchanges of one Analyze: the requests made,
+// the tokens the server reported and the time they took.
+type analysisCosts struct {
+	requests int
+	tokens   int
+	latency  time.Duration
+}
+
+// record is the exchange hook. It runs on the goroutine of Analyze, so the
+// Driver's sequential calls need no lock.
+func (c *analysisCosts) record(_ context.Context, e llm.Exchange) {
+	c.requests++
+	c.tokens += e.Usage.TotalTokens
+	c.latency += e.Latency
+}
+
+func (c analysisCosts) String() string {
+	return fmt.Sprintf("%d request(s), %d tokens, %s", c.requests, c.tokens, c.latency.Round(time.Millisecond))
+}
+
 // files is the example's whole file system.
 var files = map[string]string{
 	"docs/release-notes.md": "v1.2: the Driver retries with corrections proposed by a model.",
@@ -125,12 +163,38 @@ const readFileSchema = `{
   "additionalProperties": false
 }`
 
-// schemas is the tool registry the Driver and the Reflector consult.
+// tools is the registry the Driver and the Reflector consult.
+var tools = []reflection.ToolSchema{
+	{Name: "read_file", Description: "Read a file of the project.", InputSchema: json.RawMessage(readFileSchema)},
+	{Name: "list_dir", Description: "List the files of a directory of the project.", InputSchema: json.RawMessage(
+		`{"type":"object","properties":{"dir":{"type":"string"}},"required":["dir"],"additionalProperties":false}`)},
+}
+
+// schemas looks a tool up in the registry.
 func schemas(tool string) (reflection.ToolSchema, bool) {
-	if tool != "read_file" {
-		return reflection.ToolSchema{}, false
+	for _, t := range tools {
+		if t.Name == tool {
+			return t, true
+		}
 	}
-	return reflection.ToolSchema{Name: tool, Description: "Read a file", InputSchema: json.RawMessage(readFileSchema)}, true
+	return reflection.ToolSchema{}, false
+}
+
+// catalog lists the registry for the model, so a tool_change names a tool
+// that exists.
+func catalog(context.Context) []reflection.ToolSchema { return tools }
+
+// runTool dispatches a call to the example's tools.
+func runTool(c reflection.ToolCall) reflection.ToolResult {
+	if c.Name == "list_dir" {
+		names := make([]string, 0, len(files))
+		for name := range files {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		return reflection.ToolResult{ID: c.ID, Content: strings.Join(names, "\n")}
+	}
+	return readFile(c)
 }
 
 // readFile is the tool: it fails, with a helpful error, on a path that does

@@ -1,6 +1,8 @@
 // Command llm shows the llm Reflector at work: a read_file tool is called
 // with a wrong path, the model is asked why it failed, and the Driver retries
-// with the corrected input it proposes. The model also sees the other tools
+// with the corrected input it proposes. The model is last in a chain: the
+// stock rules of package rules answer what needs no model, and a cache keeps
+// the model's answers. The model also sees the other tools
 // (the catalog), and for every failure the program prints what its analysis
 // cost: the requests made (a repair round when an answer was unusable), the
 // tokens the server reported and the time it took.
@@ -31,6 +33,7 @@ import (
 
 	"github.com/loopctl-go/reflection"
 	"github.com/loopctl-go/reflection/llm"
+	"github.com/loopctl-go/reflection/rules"
 	"github.com/sashabaranov/go-openai"
 )
 
@@ -99,8 +102,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintf(stdout, "analysis of call %d (%s): %s\n", f.Attempt+1, f.Tool, costs)
 		return a, err
 	})
+	// Rules first, the model last, behind a cache: the stock rules answer
+	// timeouts, rate limits and auth failures at no cost and without a model's
+	// guesswork (and keep recovery working when the model's own API is the one
+	// rate-limiting); the cache saves a second request for a failure already
+	// analysed, the same wrong path asked again in another call, say.
 	driver := reflection.NewDriver(
-		reflection.WithReflector(analyze),
+		reflection.WithReflector(reflection.Chain(
+			rules.New(rules.Defaults()...),
+			reflection.NewCache(analyze, 256, time.Hour),
+		)),
 		reflection.WithStrategy(reflection.NewExponentialBackoff(3)),
 		reflection.WithSchemas(schemas),
 		reflection.WithInputCheck(reflector.InputCheck(schemas)), // a corrected call must fit its tool's schema

@@ -66,17 +66,15 @@ type sharedCall struct {
 	err  error
 }
 
-// cacheKey identifies a failure: its tool, input and text, each prefixed by
-// its length so no two failures share a key.
-func cacheKey(f *Failure) string {
-	n := len(f.Tool) + len(f.Input) + len(f.Error) + 3*8
-	b := make([]byte, 0, n)
-	for _, part := range [...]string{f.Tool, string(f.Input), f.Error} {
-		b = strconv.AppendInt(b, int64(len(part)), 10)
-		b = append(b, ':')
-		b = append(b, part...)
-	}
-	return string(b)
+// appendKey appends the key of a failure to b: its tool, input and text,
+// each prefixed by its length so no two failures share a key.
+func appendKey(b []byte, f *Failure) []byte {
+	b = strconv.AppendInt(b, int64(len(f.Tool)), 10)
+	b = append(append(b, ':'), f.Tool...)
+	b = strconv.AppendInt(b, int64(len(f.Input)), 10)
+	b = append(append(b, ':'), f.Input...)
+	b = strconv.AppendInt(b, int64(len(f.Error)), 10)
+	return append(append(b, ':'), f.Error...)
 }
 
 // Analyze answers from the cache, or asks the wrapped Reflector once.
@@ -84,13 +82,14 @@ func (c *cache) Analyze(ctx context.Context, f Failure) (FailureAnalysis, error)
 	if c.r == nil {
 		return FailureAnalysis{}, fmt.Errorf("reflection: cache has no reflector: %w", ErrInternal)
 	}
-	key := cacheKey(&f)
+	var buf [256]byte
+	kb := appendKey(buf[:0], &f) // map lookups by string(kb) do not allocate
 	c.mu.Lock()
-	if a, ok := c.lookup(key); ok {
+	if a, ok := c.lookup(kb); ok {
 		c.mu.Unlock()
 		return cloneAnalysis(a), nil
 	}
-	if call, ok := c.inFlight[key]; ok {
+	if call, ok := c.inFlight[string(kb)]; ok {
 		c.mu.Unlock()
 		select {
 		case <-call.done:
@@ -99,6 +98,7 @@ func (c *cache) Analyze(ctx context.Context, f Failure) (FailureAnalysis, error)
 			return FailureAnalysis{}, ctx.Err()
 		}
 	}
+	key := string(kb)
 	call := &sharedCall{done: make(chan struct{})}
 	c.inFlight[key] = call
 	c.mu.Unlock()
@@ -124,15 +124,15 @@ func (c *cache) settle(key string, call *sharedCall) {
 
 // lookup returns the live answer stored under key, dropping it when it has
 // expired. c.mu is held.
-func (c *cache) lookup(key string) (FailureAnalysis, bool) {
-	el, ok := c.entries[key]
+func (c *cache) lookup(key []byte) (FailureAnalysis, bool) {
+	el, ok := c.entries[string(key)]
 	if !ok {
 		return FailureAnalysis{}, false
 	}
 	e := el.Value.(*cacheEntry)
 	if c.ttl > 0 && time.Since(e.stored) >= c.ttl {
 		c.order.Remove(el)
-		delete(c.entries, key)
+		delete(c.entries, e.key)
 		return FailureAnalysis{}, false
 	}
 	c.order.MoveToFront(el)

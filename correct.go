@@ -1,7 +1,6 @@
 package reflection
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 )
@@ -61,10 +60,10 @@ func (s *settings) inputFixProblem(input json.RawMessage) string {
 	if limit := s.fixLimit(); limit > 0 && len(input) > limit {
 		return fmt.Sprintf("modified_input is %d bytes, over the limit of %d", len(input), limit)
 	}
-	if !isJSONObject(input) {
+	switch object, dup := scanObject(input); {
+	case !object:
 		return whyNotObject
-	}
-	if hasDuplicateKeys(input) {
+	case dup:
 		return whyDuplicateKeys
 	}
 	return ""
@@ -141,10 +140,4 @@ func (c *checked) run(call ToolCall) {
 		}
 	}()
 	c.err = c.check(call.Name, call.Input)
-}
-
-// isJSONObject reports whether b is one valid JSON value that is an object.
-func isJSONObject(b []byte) bool {
-	t := bytes.TrimLeft(b, " \t\r\n")
-	return len(t) > 0 && t[0] == '{' && json.Valid(b)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"testing"
 	"time"
 
@@ -84,27 +83,7 @@ func (s *propScenario) driveMachine(t *testing.T) (propObserved, int) {
 		}
 	}
 
-	opts := []reflection.Option{}
-	if s.tools != nil {
-		opts = append(opts, reflection.WithSchemas(s.lookup))
-	}
-	if s.allow != nil {
-		if s.filterFn {
-			opts = append(opts, reflection.WithToolChangeFilter(func(from, to string) bool {
-				o.filterCalls = append(o.filterCalls, [2]string{from, to})
-				return s.allow[to]
-			}))
-		} else {
-			var names []string
-			for name := range s.allow {
-				names = append(names, name)
-			}
-			opts = append(opts, reflection.WithAllowedTools(names...))
-		}
-	}
-	if s.maxFix != math.MinInt {
-		opts = append(opts, reflection.WithMaxCorrectedInput(s.maxFix))
-	}
+	opts := s.correctionOptions(&o.filterCalls)
 	opts = append(opts, reflection.WithStrategy(reflection.StrategyFunc(func(ctx context.Context, a reflection.FailureAnalysis, attempt, maxAttempts int) reflection.RecoveryAction {
 		o.strategy = append(o.strategy, [2]int{attempt, maxAttempts})
 		st := &s.steps[min(max(attempt, 0), len(s.steps)-1)]

@@ -921,27 +921,7 @@ func (s *propScenario) check(t *testing.T, want propWant) {
 		finished    int
 		filterCalls [][2]string
 	)
-	opts := []reflection.Option{}
-	if s.tools != nil {
-		opts = append(opts, reflection.WithSchemas(s.lookup))
-	}
-	if s.allow != nil {
-		if s.filterFn {
-			opts = append(opts, reflection.WithToolChangeFilter(func(from, to string) bool {
-				filterCalls = append(filterCalls, [2]string{from, to})
-				return s.allow[to]
-			}))
-		} else {
-			var names []string
-			for name := range s.allow {
-				names = append(names, name)
-			}
-			opts = append(opts, reflection.WithAllowedTools(names...))
-		}
-	}
-	if s.maxFix != math.MinInt {
-		opts = append(opts, reflection.WithMaxCorrectedInput(s.maxFix))
-	}
+	opts := s.correctionOptions(&filterCalls)
 	logs := &relLogHandler{}
 	if s.logger {
 		opts = append(opts, reflection.WithLogger(slog.New(logs)))
@@ -1063,6 +1043,34 @@ func (s *propScenario) check(t *testing.T, want propWant) {
 		o.logs = logs
 	}
 	s.verify(t, want, o)
+}
+
+// correctionOptions are the options of s that shape corrections: the
+// schema lookup, the tool-change filter or allow-list, and the size cap. A
+// filter records its calls in filterCalls.
+func (s *propScenario) correctionOptions(filterCalls *[][2]string) []reflection.Option {
+	var opts []reflection.Option
+	if s.tools != nil {
+		opts = append(opts, reflection.WithSchemas(s.lookup))
+	}
+	if s.allow != nil {
+		if s.filterFn {
+			opts = append(opts, reflection.WithToolChangeFilter(func(from, to string) bool {
+				*filterCalls = append(*filterCalls, [2]string{from, to})
+				return s.allow[to]
+			}))
+		} else {
+			var names []string
+			for name := range s.allow {
+				names = append(names, name)
+			}
+			opts = append(opts, reflection.WithAllowedTools(names...))
+		}
+	}
+	if s.maxFix != math.MinInt {
+		opts = append(opts, reflection.WithMaxCorrectedInput(s.maxFix))
+	}
+	return opts
 }
 
 // propObserved is what one run of a scenario did, whoever drove it.

@@ -29,6 +29,7 @@ type harness struct {
 	tool  reflection.DispatchFunc
 	refl  reflection.Reflector
 	start time.Time
+	after func(ctx workflow.Context) // runs in the workflow after Run, when set
 }
 
 // newHarness returns a test environment with the activities registered
@@ -51,6 +52,9 @@ func (h *harness) run(call reflection.ToolCall, opts ...rt.Option) ran {
 	var got ran
 	h.env.RegisterWorkflowWithOptions(func(ctx workflow.Context) error {
 		got.res, got.rep, got.err = rt.Run(ctx, call, opts...)
+		if h.after != nil {
+			h.after(ctx)
+		}
 		return nil
 	}, workflow.RegisterOptions{Name: "one-call"})
 	h.env.ExecuteWorkflow("one-call")
@@ -70,26 +74,38 @@ func (h *harness) query(callID string) rt.Status {
 	return s
 }
 
-// answer sends ans as callID's Update from a test callback and returns the
-// rejection, or nil when the Update was accepted and completed.
-func (h *harness) answer(callID string, ans reflection.Answer) error {
-	h.t.Helper()
-	var rejected, failed error
-	accepted := false
-	h.env.UpdateWorkflow(rt.UpdateName(callID), "", &testsuite.TestUpdateCallback{
-		OnAccept:   func() { accepted = true },
-		OnReject:   func(err error) { rejected = err },
-		OnComplete: func(_ any, err error) { failed = err },
-	}, ans)
+// update is what came of one Update: it is filled in as the workflow
+// processes it, after the callback that sent it has returned.
+type update struct {
+	accepted bool
+	rejected error // the validator's error
+	failed   error // the handler's error
+	done     bool
+}
+
+// err returns the rejection or the handler's error, nil when the Update was
+// accepted and completed, and an error when it was not processed.
+func (u *update) err() error {
 	switch {
-	case rejected != nil:
-		return rejected
-	case failed != nil:
-		return failed
-	case !accepted:
-		return errors.New("the update was neither accepted nor rejected")
+	case u.rejected != nil:
+		return u.rejected
+	case u.failed != nil:
+		return u.failed
+	case !u.accepted || !u.done:
+		return errors.New("the update was not processed")
 	}
 	return nil
+}
+
+// answer sends ans as callID's Update, from a test callback.
+func (h *harness) answer(callID string, ans reflection.Answer) *update {
+	u := &update{}
+	h.env.UpdateWorkflow(rt.UpdateName(callID), "", &testsuite.TestUpdateCallback{
+		OnAccept:   func() { u.accepted = true },
+		OnReject:   func(err error) { u.rejected, u.done = err, true },
+		OnComplete: func(_ any, err error) { u.failed, u.done = err, true },
+	}, ans)
+	return u
 }
 
 // at runs f when the workflow's clock reads d after the start.

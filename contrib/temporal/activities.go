@@ -2,7 +2,6 @@ package reflectiontemporal
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -107,14 +106,7 @@ func (a *activities) analyze(ctx context.Context, f Failure) (analyzeOutput, err
 	if err != nil {
 		return analyzeOutput{Err: NewErrorData(err)}, nil
 	}
-	out := analyzeOutput{Analysis: &Analysis{an}}
-	if _, merr := json.Marshal(out.Analysis); merr != nil {
-		// What the payload converter could not encode, the workflow could
-		// not read: answer as a broken reflector does.
-		err = fmt.Errorf("%w: the analysis cannot be encoded: %w", reflection.ErrInternal, merr)
-		return analyzeOutput{Err: NewErrorData(err)}, nil
-	}
-	return out, nil
+	return analyzeOutput{Analysis: &Analysis{an}}, nil
 }
 
 // callReflector calls r, turning a panic into an error that matches

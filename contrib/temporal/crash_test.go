@@ -121,6 +121,27 @@ func TestDevServer(t *testing.T) {
 			len(toolRuns(t, runs)), toolRuns(t, runs), out.Result.Content)
 	})
 
+	t.Run("an attempt that times out is retried under the same key", func(t *testing.T) {
+		queue, runs := t.Name(), filepath.Join(t.TempDir(), "tool.log")
+		startWorker(t, srv, queue, runs)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		id := fmt.Sprintf("timeout-%d", time.Now().UnixNano())
+		run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue}, timeoutWorkflow, slowCall)
+		require.NoError(t, err)
+
+		var out callOutput
+		require.NoError(t, run.Get(ctx, &out))
+		key := id + "/" + slowCall.ID
+		assert.Equal(t, reflection.ToolResult{ID: slowCall.ID, Content: "charge " + key + " already made; nothing charged twice"}, out.Result)
+		require.Len(t, out.Report.Attempts, 2)
+		assert.Equal(t, `tool "charge_card" timed out after 1s`, out.Report.Attempts[0].Failure)
+		runsSeen := toolRuns(t, runs)
+		require.Len(t, runsSeen, 2, "the attempt whose completion was lost ran, and so did the retry")
+		assert.Contains(t, runsSeen[0], key+" 0")
+		assert.Contains(t, runsSeen[1], key+" 1")
+	})
+
 	t.Run("a history with corrections, a wait and an approval replays", func(t *testing.T) {
 		queue, runs := t.Name(), filepath.Join(t.TempDir(), "tool.log")
 		startWorker(t, srv, queue, runs)

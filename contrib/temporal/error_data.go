@@ -127,12 +127,14 @@ func errorText(err error) (text string) {
 // Rebuild returns an error that answers what d recorded: its Error is
 // d.Text, its RetryAfter, StatusCode and Timeout methods return d's
 // fields, and errors.Is matches the sentinels named in d.Is. It returns nil
-// for a nil d. The error is a *RemoteError.
+// for a nil d. The error is a *RemoteError, and shares no memory with d.
 func (d *ErrorData) Rebuild() error {
 	if d == nil {
 		return nil
 	}
-	return &RemoteError{data: *d}
+	e := &RemoteError{data: *d}
+	e.data.Is = append([]string(nil), d.Is...)
+	return e
 }
 
 // RemoteError is an error rebuilt from [ErrorData] on the far side of

@@ -37,6 +37,7 @@ type harness struct {
 func newHarness(t *testing.T, dispatch reflection.DispatchFunc, r reflection.Reflector) *harness {
 	t.Helper()
 	var suite testsuite.WorkflowTestSuite
+	suite.SetLogger(quietLogger())
 	env := suite.NewTestWorkflowEnvironment()
 	env.SetTestTimeout(30 * time.Second)
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)

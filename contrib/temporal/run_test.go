@@ -35,7 +35,8 @@ type scenario struct {
 	call     reflection.ToolCall
 	tool     []reflectiontest.Outcome
 	analyses []reflection.FailureAnalysis
-	strategy []reflection.RecoveryAction // nil: the Driver's default strategy
+	strategy []reflection.RecoveryAction                           // nil: the Driver's default strategy
+	reflect  func(f reflection.Failure) reflection.FailureAnalysis // when set, the Reflector instead of analyses
 	opts     []reflection.Option
 	outcome  reflection.Outcome
 	calls    int
@@ -98,6 +99,27 @@ func scenarios() []scenario {
 			outcome: reflection.OutcomeFailed, calls: 1,
 			check: func(t *testing.T, got ran, _ *reflectiontest.Tool) {
 				assert.Contains(t, got.rep.Attempts[0].ReflectorError, "reflector asked 1 times")
+			},
+		},
+		{
+			name: "fails when the reflector panics", call: readCall,
+			tool:    []reflectiontest.Outcome{reflectiontest.Fail("boom")},
+			reflect: func(reflection.Failure) reflection.FailureAnalysis { panic("reflector bug") },
+			outcome: reflection.OutcomeFailed, calls: 1,
+			check: func(t *testing.T, got ran, _ *reflectiontest.Tool) {
+				assert.Equal(t, "reflector panicked: reflector bug", got.rep.Attempts[0].ReflectorError)
+			},
+		},
+		{
+			name: "takes an odd analysis as it was", call: readCall,
+			tool: []reflectiontest.Outcome{reflectiontest.Fail("boom"), reflectiontest.Succeed("ok")},
+			reflect: func(reflection.Failure) reflection.FailureAnalysis {
+				return reflection.FailureAnalysis{IsRecoverable: true, RootCause: "odd", Severity: -1,
+					Correction: &reflection.Correction{Type: "retry_later", ModifiedInput: json.RawMessage(`{`)}}
+			},
+			outcome: reflection.OutcomeSucceeded, calls: 2,
+			check: func(t *testing.T, got ran, _ *reflectiontest.Tool) {
+				assert.Equal(t, reflection.Severity(-1), got.rep.Attempts[0].Analysis.Severity)
 			},
 		},
 		{
@@ -217,6 +239,16 @@ func scenarios() []scenario {
 	}
 }
 
+// reflector returns the scenario's Reflector.
+func (s scenario) reflector() reflection.Reflector {
+	if s.reflect == nil {
+		return reflectiontest.NewReflector(s.analyses...)
+	}
+	return reflection.ReflectorFunc(func(_ context.Context, f reflection.Failure) (reflection.FailureAnalysis, error) {
+		return s.reflect(f), nil
+	})
+}
+
 // TestRunMatchesDriver runs every scenario through both runtimes of the
 // machine: Run in a workflow must return what Driver.RunWithReport returns,
 // and the same report, times aside.
@@ -227,13 +259,13 @@ func TestRunMatchesDriver(t *testing.T) {
 			var want ran
 			synctest.Test(t, func(t *testing.T) {
 				tool := reflectiontest.NewTool(sc.tool...)
-				d := reflection.NewDriver(sc.driverOptions(reflectiontest.NewReflector(sc.analyses...))...)
+				d := reflection.NewDriver(sc.driverOptions(sc.reflector())...)
 				want.rep, want.err = d.RunWithReport(context.Background(), sc.call, tool.Dispatch)
 				want.res = want.rep.Result
 			})
 
 			tool := reflectiontest.NewTool(sc.tool...)
-			h := newHarness(t, tool.Dispatch, reflectiontest.NewReflector(sc.analyses...))
+			h := newHarness(t, tool.Dispatch, sc.reflector())
 			got := h.run(sc.call, rt.WithDriver(reflection.NewDriver(sc.driverOptions(nil)...)))
 
 			assert.Equal(t, want.res, got.res)

@@ -2,6 +2,7 @@ package reflectiontemporal
 
 import (
 	"encoding/json"
+	"time"
 
 	"github.com/loopctl-go/reflection"
 )
@@ -147,30 +148,77 @@ func (f *Failure) UnmarshalJSON(b []byte) error {
 }
 
 // Analysis is a reflection.FailureAnalysis as data. It encodes as the JSON
-// FailureAnalysis has (retry_after included), and adds
-// "modified_input_bytes" only for a correction whose ModifiedInput is not
-// valid JSON, which then reaches the workflow as it was (and is dropped
-// there, as under Driver.Run).
+// FailureAnalysis has (retry_after included). A Reflector's answer that
+// JSON cannot carry as such (a severity out of range, a correction type
+// that is not one of the five, a corrected input that is not valid JSON)
+// is written with those values neutralised and an "exact" key beside them
+// that holds every field as plain data: the workflow then gets the answer
+// as it was, and the machine treats it as under Driver.Run.
 type Analysis struct{ reflection.FailureAnalysis }
 
 type analysisJSON struct {
 	reflection.FailureAnalysis
-	ModifiedInputBytes []byte `json:"modified_input_bytes,omitempty"`
+	Exact *exactAnalysis `json:"exact,omitempty"`
+}
+
+// exactAnalysis is a FailureAnalysis in plain types.
+type exactAnalysis struct {
+	IsRecoverable bool             `json:"is_recoverable"`
+	RootCause     string           `json:"root_cause"`
+	Severity      int              `json:"severity"`
+	Correction    *exactCorrection `json:"correction,omitempty"`
+	Context       string           `json:"context"`
+	RetryAfter    time.Duration    `json:"retry_after,omitempty"`
+}
+
+// exactCorrection is a Correction in plain types.
+type exactCorrection struct {
+	Type            string `json:"correction_type"`
+	Description     string `json:"description"`
+	ModifiedInput   []byte `json:"modified_input,omitempty"`
+	AlternativeTool string `json:"alternative_tool,omitempty"`
+	Guidance        string `json:"guidance,omitempty"`
 }
 
 // MarshalJSON writes the analysis as FailureAnalysis does.
 func (a Analysis) MarshalJSON() ([]byte, error) {
-	w := analysisJSON{FailureAnalysis: a.FailureAnalysis}
-	if c := a.Correction; c != nil {
-		in, raw := splitRaw(c.ModifiedInput)
-		if raw != nil {
-			cc := *c
-			cc.ModifiedInput = in
-			w.Correction = &cc
-			w.ModifiedInputBytes = raw
+	if plainJSON(&a.FailureAnalysis) {
+		return json.Marshal(a.FailureAnalysis)
+	}
+	fa := a.FailureAnalysis
+	w := analysisJSON{Exact: &exactAnalysis{
+		IsRecoverable: fa.IsRecoverable, RootCause: fa.RootCause, Severity: int(fa.Severity),
+		Context: fa.Context, RetryAfter: fa.RetryAfter,
+	}}
+	if c := fa.Correction; c != nil {
+		w.Exact.Correction = &exactCorrection{
+			Type: string(c.Type), Description: c.Description, ModifiedInput: c.ModifiedInput,
+			AlternativeTool: c.AlternativeTool, Guidance: c.Guidance,
 		}
 	}
+	fa.Correction = nil
+	if _, err := fa.Severity.MarshalText(); err != nil {
+		fa.Severity = reflection.SeverityLow
+	}
+	w.FailureAnalysis = fa
 	return json.Marshal(w)
+}
+
+// plainJSON reports whether a survives its own JSON: a valid severity, and
+// a correction with a known type and a modified input that is valid JSON.
+func plainJSON(a *reflection.FailureAnalysis) bool {
+	if _, err := a.Severity.MarshalText(); err != nil {
+		return false
+	}
+	c := a.Correction
+	if c == nil {
+		return true
+	}
+	var t reflection.CorrectionType
+	if t.UnmarshalText([]byte(c.Type)) != nil {
+		return false
+	}
+	return len(c.ModifiedInput) == 0 || json.Valid(c.ModifiedInput)
 }
 
 // UnmarshalJSON reads what MarshalJSON writes.
@@ -179,10 +227,21 @@ func (a *Analysis) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	if len(w.ModifiedInputBytes) > 0 && w.Correction != nil {
-		w.Correction.ModifiedInput = json.RawMessage(w.ModifiedInputBytes)
+	e := w.Exact
+	if e == nil {
+		a.FailureAnalysis = w.FailureAnalysis
+		return nil
 	}
-	a.FailureAnalysis = w.FailureAnalysis
+	a.FailureAnalysis = reflection.FailureAnalysis{
+		IsRecoverable: e.IsRecoverable, RootCause: e.RootCause, Severity: reflection.Severity(e.Severity),
+		Context: e.Context, RetryAfter: e.RetryAfter,
+	}
+	if c := e.Correction; c != nil {
+		a.Correction = &reflection.Correction{
+			Type: reflection.CorrectionType(c.Type), Description: c.Description, ModifiedInput: c.ModifiedInput,
+			AlternativeTool: c.AlternativeTool, Guidance: c.Guidance,
+		}
+	}
 	return nil
 }
 

@@ -23,6 +23,7 @@ const (
 	waitWorkflow     = "crash.wait"     // one call that waits 5s on a Retry-After
 	questionWorkflow = "crash.question" // one call that asks a human
 	historyWorkflow  = "replay.history" // two calls at once: corrections, a wait, an approval
+	timeoutWorkflow  = "crash.timeout"  // one call whose first attempt outlives its timeout
 )
 
 // callOutput is what a test workflow returns for one call.
@@ -49,6 +50,11 @@ func waitCall(ctx workflow.Context, call reflection.ToolCall) (callOutput, error
 // questionCall runs one call that may ask a human for ten minutes.
 func questionCall(ctx workflow.Context, call reflection.ToolCall) (callOutput, error) {
 	return output(rt.Run(ctx, call, rt.WithAsk(10*time.Minute))), nil
+}
+
+// timeoutCall runs one call whose attempts may take a second each.
+func timeoutCall(ctx workflow.Context, call reflection.ToolCall) (callOutput, error) {
+	return output(rt.Run(ctx, call, rt.WithToolActivity(workflow.ActivityOptions{StartToCloseTimeout: time.Second}))), nil
 }
 
 // historyCalls is the agent turn the recorded history holds.
@@ -88,11 +94,13 @@ func registerWorkflows(r interface {
 	r.RegisterWorkflowWithOptions(waitCall, workflow.RegisterOptions{Name: waitWorkflow})
 	r.RegisterWorkflowWithOptions(questionCall, workflow.RegisterOptions{Name: questionWorkflow})
 	r.RegisterWorkflowWithOptions(historyAgent, workflow.RegisterOptions{Name: historyWorkflow})
+	r.RegisterWorkflowWithOptions(timeoutCall, workflow.RegisterOptions{Name: timeoutWorkflow})
 }
 
 // The fixed inputs of the dev-server tests.
 var (
 	quoteCall = reflection.ToolCall{ID: "call_quote", Name: "fetch_quote", Input: json.RawMessage(`{"symbol":"TMPRL"}`)}
+	slowCall  = reflection.ToolCall{ID: "call_slow", Name: "charge_card", Input: json.RawMessage(`{"cents":1200}`)}
 	fileCall  = reflection.ToolCall{ID: "call_file", Name: "read_file", Input: json.RawMessage(`{"path":"/srv/report.txt"}`)}
 	humanFix  = json.RawMessage(`{"path":"/srv/public/report.txt"}`)
 	searchFix = json.RawMessage(`{"q":"temporal durable timers","limit":5}`)
@@ -125,6 +133,13 @@ func workerTool(log string) reflection.DispatchFunc {
 			return reflection.ToolResult{Content: "403 forbidden: private index", IsError: true}, nil
 		case call.Name == "search_docs":
 			return reflection.ToolResult{Content: "3 results for " + string(call.Input)}, nil
+		case call.Name == "charge_card" && attempt == 0:
+			// The charge goes through, but the answer comes too late: the
+			// attempt times out and its completion is lost.
+			time.Sleep(3 * time.Second)
+			return reflection.ToolResult{Content: "charged (too late to tell)"}, nil
+		case call.Name == "charge_card":
+			return reflection.ToolResult{Content: "charge " + key + " already made; nothing charged twice"}, nil
 		case call.Name == "fetch_page" && attempt == 0:
 			return reflection.ToolResult{Content: "connection reset by peer", IsError: true}, nil
 		}

@@ -124,42 +124,45 @@ func errorText(err error) (text string) {
 	return err.Error()
 }
 
-// Rebuild returns an error that answers what d recorded: its Error is
-// d.Text, its RetryAfter, StatusCode and Timeout methods return d's
-// fields, and errors.Is matches the sentinels named in d.Is. It returns nil
-// for a nil d. The error is a *RemoteError, and shares no memory with d.
+// Rebuild returns an error that answers what d recorded, and nothing
+// more: its Error is d.Text, errors.Is matches the sentinels named in d.Is,
+// and errors.As finds in its chain an error with a method RetryAfter()
+// time.Duration when d.RetryAfter > 0, one with StatusCode() int when
+// d.StatusCode is set, and a net.Error whose Timeout is true when d.Timeout
+// is set. A method is there only when the value is, so a Reflector's type
+// check (errors.As into an interface) says what it said on the original.
+// It returns nil for a nil d. The error is a *RemoteError, and shares no
+// memory with d.
 func (d *ErrorData) Rebuild() error {
 	if d == nil {
 		return nil
 	}
 	e := &RemoteError{data: *d}
 	e.data.Is = append([]string(nil), d.Is...)
+	if d.RetryAfter > 0 {
+		e.traits = append(e.traits, &hintError{text: d.Text, after: d.RetryAfter})
+	}
+	if d.StatusCode != 0 {
+		e.traits = append(e.traits, &statusError{text: d.Text, code: d.StatusCode})
+	}
+	if d.Timeout {
+		e.traits = append(e.traits, &timeoutError{text: d.Text})
+	}
 	return e
 }
 
 // RemoteError is an error rebuilt from [ErrorData] on the far side of
 // Temporal: the tool's error as the Reflector activity sees it, or as the
-// workflow sees it. It offers the methods a Reflector checks (the rules
-// package's typed checks among them): RetryAfter, StatusCode, Timeout (and
-// Temporary, so a timeout is a net.Error) and Is for the recorded
-// sentinels. Its zero value is an error with an empty text.
-type RemoteError struct{ data ErrorData }
+// workflow sees it. It answers the checks a Reflector makes (the rules
+// package's typed checks among them): see [ErrorData.Rebuild]. Its zero
+// value is an error with an empty text that matches nothing.
+type RemoteError struct {
+	data   ErrorData
+	traits []error // the recorded methods, each an error of its own
+}
 
 // Error returns the original error's text.
 func (e *RemoteError) Error() string { return e.data.Text }
-
-// RetryAfter returns the original chain's rate-limit hint, or 0.
-func (e *RemoteError) RetryAfter() time.Duration { return e.data.RetryAfter }
-
-// StatusCode returns the original chain's HTTP status, or 0.
-func (e *RemoteError) StatusCode() int { return e.data.StatusCode }
-
-// Timeout reports whether the original chain said it timed out.
-func (e *RemoteError) Timeout() bool { return e.data.Timeout }
-
-// Temporary returns Timeout, so that a RemoteError is a net.Error whose
-// Timeout is the original one.
-func (e *RemoteError) Temporary() bool { return e.data.Timeout }
 
 // Is reports whether target is one of the sentinels the original error
 // matched (see ErrorData.Is).
@@ -174,9 +177,39 @@ func (e *RemoteError) Is(target error) bool {
 	return false
 }
 
+// Unwrap returns the errors that carry the recorded methods (RetryAfter,
+// StatusCode, Timeout), each with the original text, so that errors.As
+// finds exactly those.
+func (e *RemoteError) Unwrap() []error { return e.traits }
+
 // Data returns the data the error was rebuilt from.
 func (e *RemoteError) Data() ErrorData {
 	d := e.data
 	d.Is = append([]string(nil), d.Is...)
 	return d
 }
+
+// hintError carries a Retry-After hint.
+type hintError struct {
+	text  string
+	after time.Duration
+}
+
+func (e *hintError) Error() string             { return e.text }
+func (e *hintError) RetryAfter() time.Duration { return e.after }
+
+// statusError carries an HTTP status.
+type statusError struct {
+	text string
+	code int
+}
+
+func (e *statusError) Error() string   { return e.text }
+func (e *statusError) StatusCode() int { return e.code }
+
+// timeoutError is a timeout, and a net.Error.
+type timeoutError struct{ text string }
+
+func (e *timeoutError) Error() string   { return e.text }
+func (e *timeoutError) Timeout() bool   { return true }
+func (e *timeoutError) Temporary() bool { return true }

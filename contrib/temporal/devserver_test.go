@@ -64,12 +64,26 @@ func temporalCLI(t *testing.T) string {
 	goTool, err := exec.LookPath("go")
 	require.NoError(t, err, "the go command builds the Temporal CLI")
 	tmp := fmt.Sprintf("%s.%d.tmp", path, os.Getpid())
-	cmd := exec.Command(goTool, "build", "-o", tmp, "tool")
+	// The build must end before the test binary's deadline: a test that
+	// times out runs no cleanup, and would leave the build running.
+	ctx := context.Background()
+	if deadline, ok := t.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-time.Minute))
+		defer cancel()
+	}
+	cmd := exec.CommandContext(ctx, goTool, "build", "-o", tmp, "tool")
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) } // go stops its compilers
+	cmd.WaitDelay = 30 * time.Second
 	cmd.Dir = devServerModule
 	cmd.Env = append(os.Environ(), "GOWORK=off")
 	t.Logf("building the Temporal CLI %s into %s (once; a cold build takes minutes)", version, path)
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("the Temporal CLI build did not finish before the test deadline: run with -timeout 30m, "+
+			"or set %s to a Temporal CLI binary", envCLI)
+	}
 	require.NoError(t, err, "go build tool in %s:\n%s", devServerModule, out)
 	require.NoError(t, os.Rename(tmp, path))
 	t.Logf("built the Temporal CLI in %s", time.Since(start).Round(time.Second))
@@ -190,6 +204,7 @@ func (w *workerProcess) kill() {
 // workerMain is the worker process: it serves the test workflows and the
 // activities over workerTool and workerReflector until it is killed.
 func workerMain() int {
+	go exitWithParent()
 	c, err := client.Dial(client.Options{HostPort: os.Getenv(envWorkerHostPort), Logger: quietLogger()})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "worker: dial:", err)
@@ -208,6 +223,17 @@ func workerMain() int {
 		return 1
 	}
 	return 0
+}
+
+// exitWithParent ends the worker process when the test process that
+// started it has gone (a test that times out runs no cleanup).
+func exitWithParent() {
+	parent := os.Getppid()
+	for range time.Tick(time.Second) {
+		if os.Getppid() != parent {
+			os.Exit(2)
+		}
+	}
 }
 
 // toolRuns reads the tool log: one line per tool execution.

@@ -45,6 +45,9 @@ func newConfig(opts []Option) config {
 			opt(&c)
 		}
 	}
+	// Every attempt and every call is an activity of its own: Temporal
+	// numbers them.
+	c.tool.ActivityID, c.reflector.ActivityID = "", ""
 	c.tool = withTimeout(c.tool, DefaultToolTimeout)
 	// One attempt: every failure reaches the machine, and the ceiling of
 	// six calls stays exact.
@@ -105,9 +108,10 @@ func WithAsk(timeout time.Duration) Option {
 }
 
 // WithToolActivity sets the options of the tool activity (task queue,
-// timeouts, heartbeat, summary aside). Its retry policy is replaced by one
-// that allows a single attempt: recovery is the loop's, and Temporal's own
-// retries under it would retry too often. Without a StartToCloseTimeout or
+// timeouts, heartbeat, priority, a summary for the UI). Its retry policy is
+// replaced by one that allows a single attempt: recovery is the loop's, and
+// Temporal's own retries under it would retry too often. An ActivityID is
+// ignored: each attempt is an activity of its own. Without a StartToCloseTimeout or
 // ScheduleToCloseTimeout, an attempt gets DefaultToolTimeout. A timed-out
 // attempt is a failure like any other: its text says the tool timed out,
 // and its error matches context.DeadlineExceeded. The activity options of
@@ -116,7 +120,8 @@ func WithToolActivity(o workflow.ActivityOptions) Option {
 	return func(c *config) { c.tool = o }
 }
 
-// WithReflectorActivity sets the options of the Reflector activity. Without
+// WithReflectorActivity sets the options of the Reflector activity (an
+// ActivityID is ignored, as for WithToolActivity). Without
 // a StartToCloseTimeout or ScheduleToCloseTimeout, an analysis gets
 // DefaultReflectorTimeout; without a retry policy, Temporal makes
 // DefaultReflectorAttempts attempts when one cannot complete. An analysis

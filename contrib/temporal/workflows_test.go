@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loopctl-go/reflection"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	rt "github.com/loopctl-go/reflection/contrib/temporal"
@@ -52,9 +53,14 @@ func questionCall(ctx workflow.Context, call reflection.ToolCall) (callOutput, e
 	return output(rt.Run(ctx, call, rt.WithAsk(10*time.Minute))), nil
 }
 
-// timeoutCall runs one call whose attempts may take a second each.
+// timeoutCall runs one call whose attempts may take a second each. The
+// retry policy it asks for is overridden: one attempt per activity.
 func timeoutCall(ctx workflow.Context, call reflection.ToolCall) (callOutput, error) {
-	return output(rt.Run(ctx, call, rt.WithToolActivity(workflow.ActivityOptions{StartToCloseTimeout: time.Second}))), nil
+	return output(rt.Run(ctx, call, rt.WithToolActivity(workflow.ActivityOptions{
+		StartToCloseTimeout: time.Second,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 5},
+		ActivityID:          "ignored",
+	}))), nil
 }
 
 // historyCalls is the agent turn the recorded history holds.

@@ -9,9 +9,11 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -34,6 +36,10 @@ const (
 	envWorkerHostPort = "REFLECTION_TEMPORAL_WORKER_HOSTPORT"
 	envWorkerQueue    = "REFLECTION_TEMPORAL_WORKER_QUEUE"
 	envWorkerLog      = "REFLECTION_TEMPORAL_WORKER_LOG"
+
+	// envServe turns the test binary into a guard that runs the CLI it
+	// names (see devServerMain).
+	envServe = "REFLECTION_TEMPORAL_SERVE_CLI"
 )
 
 // devServerModule is the module whose tool directive pins the Temporal CLI;
@@ -115,12 +121,16 @@ func cliVersion(t *testing.T) string {
 func startDevServer(t *testing.T) *testsuite.DevServer {
 	t.Helper()
 	cli := temporalCLI(t)
+	// The dev server runs under a guard, the test binary itself, that ends
+	// it if this process dies without stopping it (a test that times out
+	// runs no cleanup).
+	t.Setenv(envServe, cli)
 	logFile, err := os.Create(filepath.Join(t.TempDir(), "devserver.log"))
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	srv, err := testsuite.StartDevServer(ctx, testsuite.DevServerOptions{
-		ExistingPath:  cli,
+		ExistingPath:  os.Args[0],
 		ClientOptions: &client.Options{HostPort: "127.0.0.1:" + freePort(t), Logger: quietLogger()},
 		LogLevel:      "warn",
 		Stdout:        logFile,
@@ -223,6 +233,44 @@ func workerMain() int {
 		return 1
 	}
 	return 0
+}
+
+// devServerMain is the dev server's guard: it runs the CLI that envServe
+// names with this process's arguments, passes on an interrupt (how
+// DevServer.Stop stops it), kills the CLI when the test process that
+// started the guard has gone, and exits with the CLI's status.
+func devServerMain() int {
+	parent := os.Getppid()
+	cmd := exec.Command(os.Getenv(envServe), os.Args[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "devserver guard:", err)
+		return 1
+	}
+	interrupts := make(chan os.Signal, 1)
+	signal.Notify(interrupts, os.Interrupt, syscall.SIGTERM)
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-exited:
+			if exit, ok := err.(*exec.ExitError); ok {
+				return exit.ExitCode()
+			}
+			if err != nil {
+				return 1
+			}
+			return 0
+		case sig := <-interrupts:
+			_ = cmd.Process.Signal(sig)
+		case <-tick.C:
+			if os.Getppid() != parent {
+				_ = cmd.Process.Kill()
+			}
+		}
+	}
 }
 
 // exitWithParent ends the worker process when the test process that

@@ -1,0 +1,130 @@
+package reflectiontemporal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/loopctl-go/reflection"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/worker"
+)
+
+// The names under which Register registers the activities Run schedules.
+const (
+	// DispatchActivity runs one attempt of a tool call through the
+	// DispatchFunc given to Register.
+	DispatchActivity = "reflection.Dispatch"
+	// AnalyzeActivity asks the Reflector given to Register about one failure.
+	AnalyzeActivity = "reflection.Analyze"
+)
+
+// ErrNilDispatch is returned by Register for a nil DispatchFunc.
+var ErrNilDispatch = errors.New("reflectiontemporal: nil dispatch func")
+
+// errNilRegistry is returned by Register for a nil registry.
+var errNilRegistry = errors.New("reflectiontemporal: nil activity registry")
+
+// Register registers on reg (a worker.Worker, or a test environment) the two
+// activities Run schedules: DispatchActivity, which runs one attempt through
+// dispatch (the host's own dispatch, routing by tool name), and
+// AnalyzeActivity, which asks reflector about a failure. A nil reflector
+// means reflection.NoopReflector{}, as for a Driver.
+//
+// Both return what the tool and the Reflector answered, errors included, as
+// data; the activity itself fails only when Temporal cannot run it. The
+// tool's context carries the call's IdempotencyKey and CallAttempt, and is
+// the activity's own (activity.RecordHeartbeat works with it). A panic in
+// dispatch is a failure whose error matches reflection.ErrPanicked; one in
+// the Reflector is an error, as under Driver.Run. Both must be safe for
+// concurrent use: the worker runs activities in parallel.
+func Register(reg worker.ActivityRegistry, dispatch reflection.DispatchFunc, reflector reflection.Reflector) error {
+	if reg == nil {
+		return errNilRegistry
+	}
+	if dispatch == nil {
+		return ErrNilDispatch
+	}
+	if reflector == nil {
+		reflector = reflection.NoopReflector{}
+	}
+	a := &activities{dispatch: dispatch, reflector: reflector}
+	reg.RegisterActivityWithOptions(a.runTool, activity.RegisterOptions{Name: DispatchActivity})
+	reg.RegisterActivityWithOptions(a.analyze, activity.RegisterOptions{Name: AnalyzeActivity})
+	return nil
+}
+
+// activities are the activity functions Register registers.
+type activities struct {
+	dispatch  reflection.DispatchFunc
+	reflector reflection.Reflector
+}
+
+// dispatchInput is the input of DispatchActivity.
+type dispatchInput struct {
+	Call    Call   `json:"call"`
+	Attempt int    `json:"attempt"`
+	Key     string `json:"key"`
+}
+
+// dispatchOutput is the result of DispatchActivity: what dispatch returned.
+type dispatchOutput struct {
+	Result reflection.ToolResult `json:"result"`
+	Err    *ErrorData            `json:"err,omitempty"`
+}
+
+// runTool is DispatchActivity.
+func (a *activities) runTool(ctx context.Context, in dispatchInput) (dispatchOutput, error) {
+	ctx = withCallInfo(ctx, callInfo{key: in.Key, attempt: in.Attempt})
+	call := in.Call.Rebuild()
+	res, err := callTool(ctx, a.dispatch, call)
+	return dispatchOutput{Result: res, Err: NewErrorData(err)}, nil
+}
+
+// callTool calls dispatch, turning a panic into an error that matches
+// reflection.ErrPanicked and reads as Driver.Run's.
+func callTool(ctx context.Context, dispatch reflection.DispatchFunc, call reflection.ToolCall) (res reflection.ToolResult, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			res, err = reflection.ToolResult{}, &panicError{where: "tool " + strconv.Quote(call.Name), value: v}
+		}
+	}()
+	return dispatch(ctx, call)
+}
+
+// analyzeOutput is the result of AnalyzeActivity: the Reflector's analysis
+// or its error.
+type analyzeOutput struct {
+	Analysis *Analysis  `json:"analysis,omitempty"`
+	Err      *ErrorData `json:"err,omitempty"`
+}
+
+// analyze is AnalyzeActivity.
+func (a *activities) analyze(ctx context.Context, f Failure) (analyzeOutput, error) {
+	an, err := callReflector(ctx, a.reflector, f.Rebuild())
+	if err != nil {
+		return analyzeOutput{Err: NewErrorData(err)}, nil
+	}
+	return analyzeOutput{Analysis: &Analysis{an}}, nil
+}
+
+// callReflector calls r, turning a panic into an error that matches
+// reflection.ErrPanicked.
+func callReflector(ctx context.Context, r reflection.Reflector, f reflection.Failure) (a reflection.FailureAnalysis, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			a, err = reflection.FailureAnalysis{}, &panicError{where: "reflector", value: v}
+		}
+	}()
+	return r.Analyze(ctx, f)
+}
+
+// panicError is a recovered panic, in the words Driver.Run uses.
+type panicError struct {
+	where string
+	value any
+}
+
+func (e *panicError) Error() string        { return fmt.Sprintf("%s panicked: %v", e.where, e.value) }
+func (e *panicError) Is(target error) bool { return target == reflection.ErrPanicked }

@@ -1,0 +1,59 @@
+package reflectiontemporal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/loopctl-go/reflection"
+	"go.temporal.io/sdk/client"
+)
+
+// errNilClient is the error of QueryStatus and SendAnswer for a nil client.
+var errNilClient = errors.New("reflectiontemporal: nil client")
+
+// QueryStatus returns the Status of the call callID in the workflow
+// workflowID (runID "" means its latest run), through the call's Query. A
+// question it shows rebuilds into a reflection.Question with
+// Status.Ask.Question.Rebuild().
+func QueryStatus(ctx context.Context, c client.Client, workflowID, runID, callID string) (Status, error) {
+	if c == nil {
+		return Status{}, errNilClient
+	}
+	v, err := c.QueryWorkflow(ctx, workflowID, runID, QueryName(callID))
+	if err != nil {
+		return Status{}, fmt.Errorf("reflectiontemporal: query call %q: %w", callID, err)
+	}
+	var s Status
+	if err := v.Get(&s); err != nil {
+		return Status{}, fmt.Errorf("reflectiontemporal: decode the status of call %q: %w", callID, err)
+	}
+	return s, nil
+}
+
+// SendAnswer answers the question of the call callID in the workflow
+// workflowID (runID "" means its latest run), through the call's Update,
+// and returns once the workflow has taken the answer. It returns an error
+// matching nothing in particular when the workflow rejects the answer (its
+// text says why: see ErrNoQuestion, ErrInputNotObject and
+// ErrInputWithoutApproval) or cannot be reached. The Update is processed by
+// a worker: with none running, SendAnswer waits for one until ctx ends.
+func SendAnswer(ctx context.Context, c client.Client, workflowID, runID, callID string, ans reflection.Answer) error {
+	if c == nil {
+		return errNilClient
+	}
+	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID:   workflowID,
+		RunID:        runID,
+		UpdateName:   UpdateName(callID),
+		Args:         []any{ans},
+		WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	if err != nil {
+		return fmt.Errorf("reflectiontemporal: answer call %q: %w", callID, err)
+	}
+	if err := h.Get(ctx, nil); err != nil {
+		return fmt.Errorf("reflectiontemporal: answer call %q: %w", callID, err)
+	}
+	return nil
+}

@@ -1,0 +1,215 @@
+package reflectiontemporal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"github.com/loopctl-go/reflection"
+)
+
+// ErrorData is an error as data, so that it can cross Temporal: a payload
+// converter cannot carry an error interface, so what a Reflector checks on
+// an error travels as fields, and the other side rebuilds an error from
+// them (see [ErrorData.Rebuild]). Its JSON keys are those of the field tags.
+type ErrorData struct {
+	// Text is the error's text, err.Error().
+	Text string `json:"text"`
+	// RetryAfter is the hint of the first error in the chain with a method
+	// RetryAfter() time.Duration; 0 when there is none or it is not positive.
+	RetryAfter time.Duration `json:"retry_after,omitempty"`
+	// StatusCode is the HTTP status that the first error in the chain with a
+	// method StatusCode() int (or else HTTPStatusCode() int) reports; 0 when
+	// none does or the value is not a status (outside 100 to 599).
+	StatusCode int `json:"status_code,omitempty"`
+	// Timeout is set when the first error in the chain with a method
+	// Timeout() bool (a net.Error, context.DeadlineExceeded) says true.
+	Timeout bool `json:"timeout,omitempty"`
+	// Is names the sentinel errors that errors.Is matched, in this order:
+	// "deadline_exceeded" (context.DeadlineExceeded), "canceled"
+	// (context.Canceled), "permission" (os.ErrPermission), "not_exist"
+	// (fs.ErrNotExist), "panicked" (reflection.ErrPanicked), "skipped"
+	// (reflection.ErrSkipped) and "internal" (reflection.ErrInternal). A name
+	// the rebuilding side does not know is ignored.
+	Is []string `json:"is,omitempty"`
+}
+
+// sentinels are the errors ErrorData records a match with, in the order of
+// ErrorData.Is. os.ErrPermission and os.ErrNotExist are the fs values.
+var sentinels = [...]struct {
+	name string
+	err  error
+}{
+	{"deadline_exceeded", context.DeadlineExceeded},
+	{"canceled", context.Canceled},
+	{"permission", fs.ErrPermission},
+	{"not_exist", fs.ErrNotExist},
+	{"panicked", reflection.ErrPanicked},
+	{"skipped", reflection.ErrSkipped},
+	{"internal", reflection.ErrInternal},
+}
+
+// The methods ErrorData reads from an error chain.
+type (
+	retryAfterer    interface{ RetryAfter() time.Duration }
+	statusCoder     interface{ StatusCode() int }
+	httpStatusCoder interface{ HTTPStatusCode() int }
+	timeouter       interface{ Timeout() bool }
+)
+
+// NewErrorData records err as data; it returns nil for a nil err. Every
+// method of err it calls is guarded: one that panics counts as absent (a
+// panicking Error gives a text that says so), so a broken error value never
+// fails the activity that reports it.
+func NewErrorData(err error) *ErrorData {
+	if err == nil {
+		return nil
+	}
+	d := &ErrorData{Text: errorText(err)}
+	guard(func() {
+		var ra retryAfterer
+		if errors.As(err, &ra) {
+			d.RetryAfter = max(ra.RetryAfter(), 0)
+		}
+	})
+	guard(func() { d.StatusCode = statusOf(err) })
+	guard(func() {
+		var t timeouter
+		if errors.As(err, &t) {
+			d.Timeout = t.Timeout()
+		}
+	})
+	for _, s := range sentinels {
+		guard(func() {
+			if errors.Is(err, s.err) {
+				d.Is = append(d.Is, s.name)
+			}
+		})
+	}
+	return d
+}
+
+// statusOf is the status code of err's chain, or 0.
+func statusOf(err error) int {
+	var s int
+	var sc statusCoder
+	var hc httpStatusCoder
+	switch {
+	case errors.As(err, &sc):
+		s = sc.StatusCode()
+	case errors.As(err, &hc):
+		s = hc.HTTPStatusCode()
+	}
+	if s < 100 || s > 599 {
+		return 0
+	}
+	return s
+}
+
+// guard runs f and swallows a panic: a host error's broken method.
+func guard(f func()) {
+	defer func() { _ = recover() }()
+	f()
+}
+
+// errorText is err.Error(), or a description of err when Error panics.
+func errorText(err error) (text string) {
+	defer func() {
+		if v := recover(); v != nil {
+			text = fmt.Sprintf("%T error whose Error method panicked: %v", err, v)
+		}
+	}()
+	return err.Error()
+}
+
+// Rebuild returns an error that answers what d recorded, and nothing
+// more: its Error is d.Text, errors.Is matches the sentinels named in d.Is,
+// and errors.As finds in its chain an error with a method RetryAfter()
+// time.Duration when d.RetryAfter > 0, one with StatusCode() int when
+// d.StatusCode is set, and a net.Error whose Timeout is true when d.Timeout
+// is set. A method is there only when the value is, so a Reflector's type
+// check (errors.As into an interface) says what it said on the original.
+// It returns nil for a nil d. The error is a *RemoteError, and shares no
+// memory with d.
+func (d *ErrorData) Rebuild() error {
+	if d == nil {
+		return nil
+	}
+	e := &RemoteError{data: *d}
+	e.data.Is = append([]string(nil), d.Is...)
+	if d.RetryAfter > 0 {
+		e.traits = append(e.traits, &hintError{text: d.Text, after: d.RetryAfter})
+	}
+	if d.StatusCode != 0 {
+		e.traits = append(e.traits, &statusError{text: d.Text, code: d.StatusCode})
+	}
+	if d.Timeout {
+		e.traits = append(e.traits, &timeoutError{text: d.Text})
+	}
+	return e
+}
+
+// RemoteError is an error rebuilt from [ErrorData] on the far side of
+// Temporal: the tool's error as the Reflector activity sees it, or as the
+// workflow sees it. It answers the checks a Reflector makes (the rules
+// package's typed checks among them): see [ErrorData.Rebuild]. Its zero
+// value is an error with an empty text that matches nothing.
+type RemoteError struct {
+	data   ErrorData
+	traits []error // the recorded methods, each an error of its own
+}
+
+// Error returns the original error's text.
+func (e *RemoteError) Error() string { return e.data.Text }
+
+// Is reports whether target is one of the sentinels the original error
+// matched (see ErrorData.Is).
+func (e *RemoteError) Is(target error) bool {
+	for _, name := range e.data.Is {
+		for _, s := range sentinels {
+			if s.name == name && s.err == target {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Unwrap returns the errors that carry the recorded methods (RetryAfter,
+// StatusCode, Timeout), each with the original text, so that errors.As
+// finds exactly those.
+func (e *RemoteError) Unwrap() []error { return e.traits }
+
+// Data returns the data the error was rebuilt from.
+func (e *RemoteError) Data() ErrorData {
+	d := e.data
+	d.Is = append([]string(nil), d.Is...)
+	return d
+}
+
+// hintError carries a Retry-After hint.
+type hintError struct {
+	text  string
+	after time.Duration
+}
+
+func (e *hintError) Error() string             { return e.text }
+func (e *hintError) RetryAfter() time.Duration { return e.after }
+
+// statusError carries an HTTP status.
+type statusError struct {
+	text string
+	code int
+}
+
+func (e *statusError) Error() string   { return e.text }
+func (e *statusError) StatusCode() int { return e.code }
+
+// timeoutError is a timeout, and a net.Error.
+type timeoutError struct{ text string }
+
+func (e *timeoutError) Error() string   { return e.text }
+func (e *timeoutError) Timeout() bool   { return true }
+func (e *timeoutError) Temporary() bool { return true }

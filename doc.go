@@ -33,6 +33,28 @@
 // still says Retry, Run returns a [*ToolRecoveryExhaustedError]. The same
 // number reaches the Reflector and the strategy as MaxAttempts = 6.
 //
+// # The machine under the loop
+//
+// The rules of that loop live once, in [Recovery]: a state machine that
+// performs no I/O. [Driver.Run] is one runtime for it; the contrib/temporal
+// module is another, with durable timers and activities. [Driver.NewRecovery]
+// gives a machine to drive by hand, and [Driver.RunWithReport] returns a
+// [Report] of everything a call went through.
+//
+// # Past the port
+//
+// A Reflector sees the error dispatch returned in [Failure].Err. A failure's
+// rate-limit hint (FailureAnalysis.RetryAfter, or a RetryAfter method in the
+// error's chain) sets the wait, up to [WithMaxRetryAfter]. An [Asker]
+// ([WithAsker], [NewTerminalAsker]) lets a human approve a retry after
+// AskUser. [WithAttemptTimeout] bounds each call, [ExponentialBackoff.WithJitter]
+// spreads the waits, [WithRecoveryNotes] tells the model what recovery did,
+// and [WithInputCheck] checks every corrected call before it runs. [Chain]
+// and [NewCache] compose Reflectors; the rules subpackage answers what needs
+// no model, and reflectiontest has scripted pieces for tests. Logs carry no
+// text that may hold a secret at Info and above unless [WithLogTexts] asks,
+// and [WithRedactor] ([RedactSecrets]) scrubs every such text.
+//
 // # The defaults, and the surprise in them
 //
 // A Driver without options (or the zero Driver) uses NoopReflector, which

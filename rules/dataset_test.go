@@ -220,12 +220,3 @@ func (s *scores) report() string {
 	}
 	return b.String()
 }
-
-func indexOf(list []string, s string) int {
-	for i, x := range list {
-		if x == s {
-			return i
-		}
-	}
-	return len(list)
-}

@@ -11,8 +11,8 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/loopctl-go/reflection"
-	"github.com/loopctl-go/reflection/reflectiontest"
 	rt "github.com/loopctl-go/reflection/contrib/temporal"
+	"github.com/loopctl-go/reflection/reflectiontest"
 )
 
 // TestReflectorActivityOptions: the Reflector runs in an activity with the

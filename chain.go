@@ -71,7 +71,7 @@ func (e *chainError) Error() string {
 	if e.kind == ErrSkipped {
 		what = "skipped"
 	}
-	return "reflection: every reflector of the chain " + what + ": " + errorText(e.causes)
+	return "reflection: every reflector of the chain " + what + ": " + ErrorText(e.causes)
 }
 
 // Unwrap returns the kind first, so errors.Is finds it before any cause.

@@ -2,6 +2,7 @@ package reflection
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 )
 
@@ -10,23 +11,9 @@ import (
 // reason kept for the runtime to log, and the call stays as it was. human
 // marks an input from a human's Answer, which passes the same guards.
 func (r *Recovery) applyCorrection(c *Correction, human bool) {
-	next := r.cur
-	var why string
-	switch c.Type {
-	case InputFix:
-		if why = r.s.inputFixProblem(c.ModifiedInput); why == "" {
-			next.Input = c.ModifiedInput
-		}
-	case ToolChange:
-		if why = r.s.toolChangeProblem(r.cur.Name, c.AlternativeTool); why == "" {
-			next.Name = c.AlternativeTool
-		}
-	default:
+	next, why, detail, changes := r.s.correctedCall(r.cur, c)
+	if !changes {
 		return // advisory: the retry runs unchanged
-	}
-	var detail string
-	if why == "" {
-		why, detail = r.s.checkInput(next)
 	}
 	if why == "" {
 		r.cur = next
@@ -37,6 +24,64 @@ func (r *Recovery) applyCorrection(c *Correction, human bool) {
 	if r.rep != nil {
 		r.recordFix(&r.fixes[r.nfix-1])
 	}
+}
+
+// correctedCall returns the call that c makes of cur. changes is false for
+// an advisory correction; otherwise why says why c cannot apply ("" when it
+// can), and detail gives the input check's own words apart.
+func (s *settings) correctedCall(cur ToolCall, c *Correction) (next ToolCall, why, detail string, changes bool) {
+	next = cur
+	switch c.Type {
+	case InputFix:
+		if why = s.inputFixProblem(c.ModifiedInput); why == "" {
+			next.Input = c.ModifiedInput
+		}
+	case ToolChange:
+		if why = s.toolChangeProblem(cur.Name, c.AlternativeTool); why == "" {
+			next.Name = c.AlternativeTool
+		}
+	default:
+		return cur, "", "", false
+	}
+	if why == "" {
+		why, detail = s.checkInput(next)
+	}
+	if why != "" {
+		return cur, why, detail, true
+	}
+	return next, "", "", true
+}
+
+// ErrAnswerInput is wrapped by Recovery.CheckAnswer's error.
+var ErrAnswerInput = errors.New("reflection: the answer's input cannot be used")
+
+// CheckAnswer reports whether the machine would use ans as it stands: nil,
+// or an error wrapping ErrAnswerInput that says why the input of an
+// approving answer would be dropped (not a JSON object, over the
+// corrected-input cap, a key repeated exactly or but for case, refused by
+// the input check for the tool it would run on, after the analysis'
+// correction). An answer that does not approve is never refused: its input
+// is not used. A runtime that takes answers from outside (a workflow Update)
+// checks one with it before accepting it, so it never records an approval
+// whose input would not run. It panics unless the current step is an
+// AskStep.
+func (r *Recovery) CheckAnswer(ans Answer) error {
+	r.expect(phaseAsk, "CheckAnswer")
+	if !ans.Approve || len(ans.Input) == 0 {
+		return nil
+	}
+	cur := r.cur
+	if c := r.an.a.Correction; c != nil {
+		cur, _, _, _ = r.s.correctedCall(cur, c)
+	}
+	human := Correction{Type: InputFix, ModifiedInput: ans.Input}
+	if _, why, detail, _ := r.s.correctedCall(cur, &human); why != "" {
+		if detail != "" {
+			return fmt.Errorf("%w: %s: %s", ErrAnswerInput, why, detail)
+		}
+		return fmt.Errorf("%w: %s", ErrAnswerInput, why)
+	}
+	return nil
 }
 
 // The reasons a correction is dropped. They name no tool and quote no input,
@@ -120,7 +165,7 @@ func (s *settings) checkInput(call ToolCall) (why, detail string) {
 	case res.panicked:
 		return whyCheckPanicked, res.detail
 	case res.err != nil:
-		return whyCheckFailed, errorText(res.err)
+		return whyCheckFailed, ErrorText(res.err)
 	}
 	return "", ""
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"strconv"
 	"time"
 )
 
@@ -60,6 +59,7 @@ type Driver struct {
 	attemptTimeout time.Duration
 	redact         func(string) string
 	logTexts       bool
+	ownCheck       func(tool string, input json.RawMessage) error // WithInputCheck's
 }
 
 // NewDriver returns a Driver configured by opts. Without options it uses
@@ -71,6 +71,7 @@ func NewDriver(opts ...Option) *Driver {
 			opt(d)
 		}
 	}
+	d.resolve()
 	return d
 }
 
@@ -88,7 +89,18 @@ func (d *Driver) With(opts ...Option) *Driver {
 			opt(out)
 		}
 	}
+	out.resolve()
 	return out
+}
+
+// resolve works out the settings that depend on several options, once they
+// are all applied: the input check is WithInputCheck's, or else the
+// Reflector's own over the schema lookup (see InputChecker).
+func (d *Driver) resolve() {
+	d.inputCheck = d.ownCheck
+	if d.inputCheck == nil {
+		d.inputCheck = reflectorCheck(d.reflector, d.schemas)
+	}
 }
 
 // defaultDriver stands in for a nil *Driver.
@@ -158,7 +170,7 @@ func (d *Driver) RunWithReport(ctx context.Context, call ToolCall, dispatch Disp
 // outcome is what one dispatch produced.
 type outcome struct {
 	res ToolResult
-	err error // dispatch's error, or a *panicError
+	err error // dispatch's error, or a *PanicError
 }
 
 func (o *outcome) failed() bool { return o.err != nil || o.res.IsError }
@@ -284,7 +296,7 @@ func callDispatch(ctx context.Context, call ToolCall, fn DispatchFunc, o *outcom
 func catchDispatch(o *outcome, tool string) {
 	if v := recover(); v != nil {
 		o.res = ToolResult{}
-		o.err = &panicError{where: "tool " + strconv.Quote(tool), value: v}
+		o.err = ToolPanic(tool, v)
 	}
 }
 
@@ -330,7 +342,7 @@ func analyze(ctx context.Context, r Reflector, f *Failure, out *analysis) {
 
 func catchReflector(out *analysis) {
 	if v := recover(); v != nil {
-		*out = analysis{err: &panicError{where: "reflector", value: v}}
+		*out = analysis{err: &PanicError{Where: "reflector", Value: v}}
 	}
 }
 
@@ -361,7 +373,7 @@ func ask(ctx context.Context, a Asker, q Question) (ans Answer, err error) {
 	}
 	defer func() {
 		if v := recover(); v != nil {
-			ans, err = Answer{}, &panicError{where: "asker", value: v}
+			ans, err = Answer{}, &PanicError{Where: "asker", Value: v}
 		}
 	}()
 	return a.Ask(ctx, q)

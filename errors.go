@@ -3,6 +3,7 @@ package reflection
 import (
 	"errors"
 	"fmt"
+	"strconv"
 )
 
 var (
@@ -46,15 +47,26 @@ func (e *ToolRecoveryExhaustedError) Is(target error) bool {
 // Driver recovered in a dispatch func, Reflector or RecoveryStrategy.
 var ErrPanicked = errors.New("reflection: panic recovered")
 
-// panicError is a recovered panic; its text names where it happened and the
-// panic value.
-type panicError struct {
-	where string
-	value any
+// PanicError is a panic that a runtime recovered in host code and turned
+// into an error: in a dispatch func (Where is `tool "<name>"`), a Reflector
+// ("reflector"), a RecoveryStrategy ("recovery strategy") or an Asker
+// ("asker"). It matches ErrPanicked. A runtime other than Driver.Run makes
+// the same value, so a panic reads alike whichever runtime caught it.
+type PanicError struct {
+	Where string // what panicked
+	Value any    // the value given to panic
 }
 
-func (e *panicError) Error() string        { return fmt.Sprintf("%s panicked: %v", e.where, e.value) }
-func (e *panicError) Is(target error) bool { return target == ErrPanicked }
+// ToolPanic returns the error for a panic in the dispatch of tool.
+func ToolPanic(tool string, value any) *PanicError {
+	return &PanicError{Where: "tool " + strconv.Quote(tool), Value: value}
+}
+
+// Error names where the panic happened and its value.
+func (e *PanicError) Error() string { return fmt.Sprintf("%s panicked: %v", e.Where, e.Value) }
+
+// Is reports whether target is ErrPanicked.
+func (e *PanicError) Is(target error) bool { return target == ErrPanicked }
 
 // errStopped stands in for a nil error given to Recovery.Stop.
 var errStopped = errors.New("reflection: call stopped")

@@ -29,7 +29,7 @@ func (d *Driver) logReflectorError(ctx context.Context, r *Recovery, err error) 
 		level, kind = slog.LevelInfo, "skipped"
 	}
 	attrs := d.failureAttrs(r, level, d.callAttrs(r.cur.Name, r.call.ID, r.attempt, slog.String("error_kind", kind)))
-	attrs = d.sensitive(attrs, level, "error", errorText(err))
+	attrs = d.sensitive(attrs, level, "error", ErrorText(err))
 	l.LogAttrs(ctx, level, "reflection: reflector failed", attrs...)
 }
 
@@ -106,7 +106,7 @@ func (d *Driver) logAnswer(ctx context.Context, r *Recovery, ans Answer, err err
 		return
 	}
 	if err != nil {
-		attrs := d.sensitive(d.callAttrs(r.cur.Name, r.call.ID, r.attempt), slog.LevelError, "error", errorText(err))
+		attrs := d.sensitive(d.callAttrs(r.cur.Name, r.call.ID, r.attempt), slog.LevelError, "error", ErrorText(err))
 		l.LogAttrs(ctx, slog.LevelError, "reflection: asker failed", attrs...)
 		return
 	}
@@ -122,7 +122,7 @@ func (d *Driver) logStop(ctx context.Context, r *Recovery) {
 		l.LogAttrs(ctx, slog.LevelWarn, "reflection: call stopped",
 			slog.String("tool", r.call.Name), slog.String("call_id", r.call.ID),
 			slog.Int("calls", r.calls), slog.String("outcome", r.outcome.String()),
-			slog.String("error", errorText(r.err)))
+			slog.String("error", ErrorText(r.err)))
 	}
 }
 

@@ -83,10 +83,15 @@ func WithMaxCorrectedInput(n int) Option {
 // the pair, and an error (or a panic) drops that correction like any other
 // that cannot apply; the retry then runs the call as it was. Use it to check
 // an input against the schema of the tool it is about to run (the llm package
-// offers one). The check has no ctx: it must bound its own work. nil means
-// none.
+// offers one). The check has no ctx: it must bound its own work.
+//
+// nil means the default: with WithSchemas, the Reflector's own check when it
+// is an InputChecker (the llm Reflector is, and so are a Chain or a NewCache
+// that hold one), so that an input a model fixed for one tool is checked
+// again before it runs on another; otherwise none. To turn that off, give a
+// check that accepts everything.
 func WithInputCheck(check func(tool string, input json.RawMessage) error) Option {
-	return func(d *Driver) { d.inputCheck = check }
+	return func(d *Driver) { d.ownCheck = check }
 }
 
 // WithAsker sets who answers AskUser: with an Asker, AskUser puts a Question

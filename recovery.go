@@ -183,7 +183,7 @@ func (r *Recovery) dispatched(o *outcome, start, end time.Time) {
 	}
 	f := &r.fail
 	if o.err != nil {
-		f.Error = errorText(o.err)
+		f.Error = ErrorText(o.err)
 	} else {
 		f.Error = o.res.Content
 	}
@@ -213,7 +213,7 @@ func (r *Recovery) analyzed() {
 	var action RecoveryAction
 	if err := r.an.err; err != nil {
 		r.an.a = FailureAnalysis{}
-		action = Fail{Reason: errorText(err)}
+		action = Fail{Reason: ErrorText(err)}
 	} else {
 		if r.s.notes {
 			r.lastCause, r.lastFix, r.hasLast = r.an.a.RootCause, r.an.a.Correction, true
@@ -261,7 +261,7 @@ func (r *Recovery) analyzed() {
 func (r *Recovery) findHint() time.Duration {
 	r.hint = max(r.an.a.RetryAfter, 0)
 	if r.fail.Err != nil {
-		r.hint = max(r.hint, retryAfterOf(r.fail.Err))
+		r.hint = max(r.hint, RetryAfterHint(r.fail.Err))
 	}
 	return r.hint
 }
@@ -352,7 +352,7 @@ func (r *Recovery) Stop(err error) {
 	}
 	text := r.fail.Error
 	if r.calls == 0 {
-		text = errorText(err)
+		text = ErrorText(err)
 	}
 	r.finish(ToolResult{ID: r.call.ID, Content: text, IsError: true}, err, OutcomeStopped)
 }
@@ -455,7 +455,7 @@ func askStrategy(ctx context.Context, s RecoveryStrategy, a *FailureAnalysis, at
 
 func catchStrategy(out *RecoveryAction) {
 	if v := recover(); v != nil {
-		*out = Fail{Reason: (&panicError{where: "recovery strategy", value: v}).Error()}
+		*out = Fail{Reason: (&PanicError{Where: "recovery strategy", Value: v}).Error()}
 	}
 }
 

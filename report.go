@@ -143,7 +143,7 @@ func (r *Recovery) recordDispatch(res ToolResult, err error, start, end time.Tim
 		a.Failed = true
 		a.Failure = res.Content
 		if err != nil {
-			a.DispatchError = errorText(err)
+			a.DispatchError = ErrorText(err)
 			a.Failure = a.DispatchError
 		}
 	}
@@ -153,7 +153,7 @@ func (r *Recovery) recordDispatch(res ToolResult, err error, start, end time.Tim
 func (r *Recovery) recordAnalysis() {
 	a := r.current()
 	if r.an.err != nil {
-		a.ReflectorError = errorText(r.an.err)
+		a.ReflectorError = ErrorText(r.an.err)
 	} else {
 		an := r.an.a
 		a.Analysis = &an
@@ -171,7 +171,7 @@ func (r *Recovery) recordAnswer(ans Answer, err error) {
 		ask.Prompt = act.Prompt
 	}
 	if err != nil {
-		ask.Error = errorText(err)
+		ask.Error = ErrorText(err)
 	} else {
 		ask.Answer = &ans
 	}
@@ -186,6 +186,6 @@ func (r *Recovery) recordFix(f *fixRecord) {
 func (r *Recovery) recordEnd() {
 	r.rep.Result, r.rep.Outcome = r.result, r.outcome
 	if r.err != nil {
-		r.rep.Error = errorText(r.err)
+		r.rep.Error = ErrorText(r.err)
 	}
 }

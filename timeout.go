@@ -8,7 +8,7 @@ import (
 
 // callWithTimeout is callDispatch under a context that ends limit after the
 // call starts (WithAttemptTimeout). A call that fails once that context has
-// ended, while the caller's own is alive, becomes an attemptTimeoutError; a
+// ended, while the caller's own is alive, becomes an *AttemptTimeoutError; a
 // success is kept, however late. A tool that ignores its context still blocks
 // until it returns: no goroutine is started to abandon it.
 func callWithTimeout(ctx context.Context, call ToolCall, fn DispatchFunc, limit time.Duration, o *outcome) {
@@ -17,23 +17,27 @@ func callWithTimeout(ctx context.Context, call ToolCall, fn DispatchFunc, limit 
 	timedOut := actx.Err() != nil && ctx.Err() == nil
 	cancel()
 	if timedOut && o.failed() {
-		o.err = &attemptTimeoutError{tool: call.Name, limit: limit, cause: o.err}
+		o.err = &AttemptTimeoutError{Tool: call.Name, Limit: limit, Err: o.err}
 	}
 }
 
-// attemptTimeoutError is the failure of an attempt that outlived
-// WithAttemptTimeout. It matches context.DeadlineExceeded, and unwraps to
-// what the tool returned.
-type attemptTimeoutError struct {
-	tool  string
-	limit time.Duration
-	cause error // the tool's own error; nil when it returned a result with IsError
+// AttemptTimeoutError is the failure of an attempt that outlived its
+// time limit (WithAttemptTimeout for Driver.Run; a runtime with a limit of
+// its own makes the same value). It matches context.DeadlineExceeded and
+// unwraps to what the tool returned.
+type AttemptTimeoutError struct {
+	Tool  string        // the tool that ran
+	Limit time.Duration // the limit it outlived
+	Err   error         // the tool's own error; nil when it returned a result with IsError
 }
 
-func (e *attemptTimeoutError) Error() string {
-	return "tool " + strconv.Quote(e.tool) + " timed out after " + e.limit.String()
+// Error reads `tool "<name>" timed out after <limit>`.
+func (e *AttemptTimeoutError) Error() string {
+	return "tool " + strconv.Quote(e.Tool) + " timed out after " + e.Limit.String()
 }
 
-func (e *attemptTimeoutError) Is(target error) bool { return target == context.DeadlineExceeded }
+// Is reports whether target is context.DeadlineExceeded.
+func (e *AttemptTimeoutError) Is(target error) bool { return target == context.DeadlineExceeded }
 
-func (e *attemptTimeoutError) Unwrap() error { return e.cause }
+// Unwrap returns the tool's own error.
+func (e *AttemptTimeoutError) Unwrap() error { return e.Err }

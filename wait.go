@@ -2,7 +2,6 @@ package reflection
 
 import (
 	"context"
-	"fmt"
 	"time"
 )
 
@@ -22,8 +21,10 @@ func (d *Driver) wait(ctx context.Context, attempt int, delay time.Duration) err
 		// would also have passed.
 		return stopError(ctx)
 	}
-	if deadline, ok := ctx.Deadline(); ok && !deadline.After(time.Now().Add(delay)) {
-		return fmt.Errorf("reflection: retry in %v would end past the context deadline: %w", delay, context.DeadlineExceeded)
+	if deadline, ok := ctx.Deadline(); ok {
+		if err := WaitPastDeadline(delay, time.Now(), deadline); err != nil {
+			return err
+		}
 	}
 	t := time.NewTimer(delay)
 	select {
@@ -34,3 +35,30 @@ func (d *Driver) wait(ctx context.Context, attempt int, delay time.Duration) err
 		return stopError(ctx)
 	}
 }
+
+// WaitPastDeadline refuses a wait that could not end before the deadline:
+// it returns a *WaitPastDeadlineError when a wait of delay starting at now
+// would end at or after deadline, and nil otherwise (a zero deadline means
+// none). Nothing could run after such a wait, so a runtime ends the call at
+// once instead of sleeping until the deadline ends it.
+func WaitPastDeadline(delay time.Duration, now, deadline time.Time) error {
+	if deadline.IsZero() || deadline.After(now.Add(max(delay, 0))) {
+		return nil
+	}
+	return &WaitPastDeadlineError{Delay: delay}
+}
+
+// WaitPastDeadlineError is the hard error of a wait refused because it
+// could not end before the deadline. It matches context.DeadlineExceeded.
+type WaitPastDeadlineError struct {
+	Delay time.Duration // the wait that was refused
+}
+
+// Error names the refused wait.
+func (e *WaitPastDeadlineError) Error() string {
+	return "reflection: retry in " + e.Delay.String() + " would end past the context deadline: " +
+		context.DeadlineExceeded.Error()
+}
+
+// Unwrap returns context.DeadlineExceeded.
+func (e *WaitPastDeadlineError) Unwrap() error { return context.DeadlineExceeded }

@@ -23,10 +23,11 @@ const (
 // value may be shared by any number of goroutines and Drivers. The zero value
 // never retries; build one with NewExponentialBackoff.
 type ExponentialBackoff struct {
-	maxRetries int
-	base       time.Duration
-	max        time.Duration
-	jitter     *jitter // nil: no jitter; kept behind a pointer so Decide's copy stays small
+	maxRetries     int
+	base           time.Duration
+	max            time.Duration
+	jitter         *jitter // nil: no jitter; kept behind a pointer so Decide's copy stays small
+	askEscalations bool    // WithAskOnEscalate
 }
 
 // jitter is how an ExponentialBackoff spreads its delays.
@@ -142,13 +143,17 @@ func (b ExponentialBackoff) DelayFor(attempt int) time.Duration {
 // Decide applies four rules in order; the first that matches wins. With
 // limit = min(MaxRetries, maxAttempts−1), never below 0:
 //
-//  1. a failure that is not recoverable: Fail{Reason: a.RootCause};
+//  1. a failure that is not recoverable: Fail{Reason: a.RootCause}, or with
+//     WithAskOnEscalate and an Escalate correction, AskUser;
 //  2. attempt >= limit: Fail{Reason: "max retries (<limit>) exceeded"};
 //  3. severity High or above with a correction: AskUser;
 //  4. otherwise Retry{Delay: b.DelayFor(attempt)}, jittered when WithJitter
 //     is set.
 func (b ExponentialBackoff) Decide(_ context.Context, a FailureAnalysis, attempt, maxAttempts int) RecoveryAction {
 	if !a.IsRecoverable {
+		if c := a.Correction; b.askEscalations && c != nil && c.Type == Escalate {
+			return AskUser{Prompt: escalationPrompt(c)}
+		}
 		return Fail{Reason: a.RootCause}
 	}
 	limit := max(min(b.maxRetries, maxAttempts-1), 0)
@@ -163,6 +168,25 @@ func (b ExponentialBackoff) Decide(_ context.Context, a FailureAnalysis, attempt
 		d -= j.draw(jitterSpan(j.fraction, d))
 	}
 	return Retry{Delay: d}
+}
+
+// WithAskOnEscalate returns a copy of b whose Decide answers AskUser,
+// instead of Fail, for a failure whose correction is Escalate, even when it
+// is not recoverable (as the stock rules mark rejected credentials), so that
+// a Driver with an Asker puts it to a human. The prompt is the correction's
+// Guidance, or its Description when Guidance is empty. Only a failure that
+// is not recoverable changes.
+func (b ExponentialBackoff) WithAskOnEscalate() ExponentialBackoff {
+	b.askEscalations = true
+	return b
+}
+
+// escalationPrompt is the AskUser prompt for an Escalate correction.
+func escalationPrompt(c *Correction) string {
+	if c.Guidance != "" {
+		return c.Guidance
+	}
+	return c.Description
 }
 
 // jitterSpan returns fraction·d. For the largest delays the product rounds

@@ -6,12 +6,23 @@ import (
 	"fmt"
 )
 
+// DefaultMaxCorrectedInput is the largest InputFix, in bytes, that a Driver
+// applies unless WithMaxCorrectedInput says otherwise.
+const DefaultMaxCorrectedInput = 1 << 20
+
 // applyCorrection applies c to the call before a retry. Only InputFix and
 // ToolChange change anything; one that cannot apply is dropped, with the
 // reason kept for the runtime to log, and the call stays as it was. human
 // marks an input from a human's Answer, which passes the same guards.
 func (r *Recovery) applyCorrection(c *Correction, human bool) {
-	next, why, detail, changes := r.s.correctedCall(r.cur, c)
+	var next ToolCall
+	var why, detail string
+	var changes bool
+	if p := &r.plan; p.done && p.c == c && !human {
+		next, why, detail, changes = p.next, p.why, p.detail, p.changes // worked out at the decision
+	} else {
+		next, why, detail, changes = r.s.correctedCall(r.cur, c)
+	}
 	if !changes {
 		return // advisory: the retry runs unchanged
 	}
@@ -70,10 +81,7 @@ func (r *Recovery) CheckAnswer(ans Answer) error {
 	if !ans.Approve || len(ans.Input) == 0 {
 		return nil
 	}
-	cur := r.cur
-	if c := r.an.a.Correction; c != nil {
-		cur, _, _, _ = r.s.correctedCall(cur, c)
-	}
+	cur := r.planNext().next
 	human := Correction{Type: InputFix, ModifiedInput: ans.Input}
 	if _, why, detail, _ := r.s.correctedCall(cur, &human); why != "" {
 		if detail != "" {
@@ -82,6 +90,15 @@ func (r *Recovery) CheckAnswer(ans Answer) error {
 		return fmt.Errorf("%w: %s", ErrAnswerInput, why)
 	}
 	return nil
+}
+
+// fixRecord is one correction the machine applied or dropped.
+type fixRecord struct {
+	c       *Correction // the analysis' own, or one made for a human's input
+	human   bool        // the input came from a human's Answer
+	applied bool        // the call changed
+	why     string      // why it was dropped; names no tool or input
+	detail  string      // the input check's own words, when it refused
 }
 
 // The reasons a correction is dropped. They name no tool and quote no input,

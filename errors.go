@@ -74,3 +74,48 @@ var errStopped = errors.New("reflection: call stopped")
 // errNoAsker is the answer to an AskStep that reaches a Driver without an
 // Asker; it cannot happen through NewDriver's options.
 var errNoAsker = errors.New("reflection: no Asker to put the question to")
+
+// ErrCircuitOpen is the error a runtime gives Recovery.Refuse when a tool's
+// circuit breaker refused a dispatch (WithHealth). It matches ErrNoEffect:
+// nothing ran.
+var ErrCircuitOpen error = &noEffectError{text: "reflection: circuit breaker open"}
+
+// circuitOpenText is the Content of a call a circuit breaker refused.
+const circuitOpenText = "tool temporarily unavailable: circuit breaker open"
+
+// ErrRetryBudget is the error a runtime gives Recovery.Refuse when a retry
+// budget had too few tokens for a retry (WithRetryBudget).
+var ErrRetryBudget = errors.New("reflection: retry budget exhausted")
+
+// errRefused stands in for a nil error given to Recovery.Refuse.
+var errRefused = errors.New("reflection: the runtime refused the step")
+
+// noEffectError is a sentinel that also matches ErrNoEffect.
+type noEffectError struct{ text string }
+
+func (e *noEffectError) Error() string        { return e.text }
+func (e *noEffectError) Is(target error) bool { return target == ErrNoEffect }
+
+// ErrLoopDetected matches the *LoopDetectedError that ends a call whose
+// session keeps getting the same result (WithLoopDetection).
+var ErrLoopDetected = errors.New("reflection: loop detected")
+
+// LoopDetectedError ends a call, as a hard error, before a dispatch that its
+// session has already seen return one same result too often: the same tool
+// with the same input, stopAt times (see NewLoopDetector). It matches
+// ErrLoopDetected.
+type LoopDetectedError struct {
+	Tool  string // the tool as it would have run
+	Count int    // how many times it returned the same result for the same input
+}
+
+// Error names the tool and the count.
+func (e *LoopDetectedError) Error() string {
+	return fmt.Sprintf("reflection: loop detected: tool %q returned the same result for the same input %d times", e.Tool, e.Count)
+}
+
+// Is reports whether target is ErrLoopDetected.
+func (e *LoopDetectedError) Is(target error) bool { return target == ErrLoopDetected }
+
+// loopRefusal starts the Content of a call a loop detector refused.
+const loopRefusal = "dispatch refused before execution: "

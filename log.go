@@ -28,48 +28,64 @@ func (d *Driver) logReflectorError(ctx context.Context, r *Recovery, err error) 
 	case safeIs(err, ErrSkipped):
 		level, kind = slog.LevelInfo, "skipped"
 	}
-	attrs := d.failureAttrs(r, level, d.callAttrs(r.cur.Name, r.call.ID, r.attempt, slog.String("error_kind", kind)))
+	attrs := d.failureAttrs(r, level, d.callAttrs(r, r.Attempt(), slog.String("error_kind", kind)))
 	attrs = d.sensitive(attrs, level, "error", ErrorText(err))
 	l.LogAttrs(ctx, level, "reflection: reflector failed", attrs...)
 }
 
 // logDecision logs what the machine decided: a retry at Debug, any end of
-// the call at Info.
+// the call at Info, with the Reason it ended for.
 func (d *Driver) logDecision(ctx context.Context, r *Recovery) {
 	l := d.logger
 	if l == nil {
 		return
 	}
 	level := slog.LevelInfo
+	ended := r.Outcome() != 0
 	var attrs []slog.Attr
-	switch act := r.action.(type) {
+	switch act := r.Action().(type) {
 	case Retry:
-		level = slog.LevelDebug
-		attrs = d.callAttrs(r.cur.Name, r.call.ID, r.attempt, slog.String("action", "retry"),
-			slog.Duration("delay", act.Delay), slog.Duration("wait", r.wait))
-		if r.hint > 0 {
-			attrs = append(attrs, slog.Duration("retry_after", r.hint))
+		attrs = d.callAttrs(r, r.Attempt(), slog.String("action", "retry"), slog.Duration("delay", act.Delay))
+		if !ended {
+			level = slog.LevelDebug
+			attrs = append(attrs, slog.Duration("wait", r.waitStep().Delay))
+		}
+		if hint := r.Hint(); hint > 0 {
+			attrs = append(attrs, slog.Duration("retry_after", hint))
 		}
 	case AskUser:
-		attrs = d.callAttrs(r.cur.Name, r.call.ID, r.attempt, slog.String("action", "ask_user"))
+		attrs = d.callAttrs(r, r.Attempt(), slog.String("action", "ask_user"))
 		attrs = d.sensitive(attrs, level, "prompt", act.Prompt)
 	case Skip:
-		attrs = d.callAttrs(r.cur.Name, r.call.ID, r.attempt, slog.String("action", "skip"))
+		attrs = d.callAttrs(r, r.Attempt(), slog.String("action", "skip"))
 		attrs = d.sensitive(attrs, level, "reason", act.Reason)
 	case Fail:
-		attrs = d.callAttrs(r.cur.Name, r.call.ID, r.attempt, slog.String("action", "fail"))
+		attrs = d.callAttrs(r, r.Attempt(), slog.String("action", "fail"))
 		attrs = d.sensitive(attrs, level, "reason", act.Reason)
 	}
+	if ended {
+		attrs = append(attrs, slog.String("end_reason", string(r.Reason())))
+	}
 	l.LogAttrs(ctx, level, "reflection: recovery decision", d.failureAttrs(r, level, attrs)...)
+}
+
+// logRefused logs, at Info, a call that ended because what calls share
+// refused a step: a circuit breaker, a retry budget, the runtime's own rule.
+func (d *Driver) logRefused(ctx context.Context, r *Recovery) {
+	if l := d.logger; l != nil {
+		l.LogAttrs(ctx, slog.LevelInfo, "reflection: call refused",
+			d.callAttrs(r, r.Attempt(), slog.Int("calls", r.Calls()), slog.String("end_reason", string(r.Reason())))...)
+	}
 }
 
 // failureAttrs adds what is known of the current failure: the type of the
 // error dispatch returned (never sensitive) and its text (sensitive).
 func (d *Driver) failureAttrs(r *Recovery, level slog.Level, attrs []slog.Attr) []slog.Attr {
-	if r.fail.Err != nil {
-		attrs = append(attrs, slog.String("error_type", fmt.Sprintf("%T", r.fail.Err)))
+	f := r.failure()
+	if f.Err != nil {
+		attrs = append(attrs, slog.String("error_type", fmt.Sprintf("%T", f.Err)))
 	}
-	return d.sensitive(attrs, level, "failure", r.fail.Error)
+	return d.sensitive(attrs, level, "failure", f.Error)
 }
 
 // logFix logs a correction: applied at Debug, dropped at Warn.
@@ -80,11 +96,11 @@ func (d *Driver) logFix(ctx context.Context, r *Recovery, attempt int, f *fixRec
 	}
 	kind := slog.String("correction_type", string(f.c.Type))
 	if f.applied {
-		attrs := d.callAttrs(r.cur.Name, r.call.ID, attempt, kind, slog.Bool("human", f.human))
+		attrs := d.callAttrs(r, attempt, kind, slog.Bool("human", f.human))
 		l.LogAttrs(ctx, slog.LevelDebug, "reflection: correction applied", attrs...)
 		return
 	}
-	attrs := d.callAttrs(r.cur.Name, r.call.ID, attempt, kind, slog.Bool("human", f.human), slog.String("reason", f.why))
+	attrs := d.callAttrs(r, attempt, kind, slog.Bool("human", f.human), slog.String("reason", f.why))
 	if f.c.Type == ToolChange {
 		attrs = d.sensitive(attrs, slog.LevelWarn, "alternative_tool", f.c.AlternativeTool)
 	}
@@ -95,7 +111,7 @@ func (d *Driver) logFix(ctx context.Context, r *Recovery, attempt int, f *fixRec
 // logAsking logs that a question goes to the Asker.
 func (d *Driver) logAsking(ctx context.Context, r *Recovery) {
 	if l := d.logger; l != nil {
-		l.LogAttrs(ctx, slog.LevelInfo, "reflection: asking a human", d.callAttrs(r.cur.Name, r.call.ID, r.attempt)...)
+		l.LogAttrs(ctx, slog.LevelInfo, "reflection: asking a human", d.callAttrs(r, r.Attempt())...)
 	}
 }
 
@@ -106,30 +122,32 @@ func (d *Driver) logAnswer(ctx context.Context, r *Recovery, ans Answer, err err
 		return
 	}
 	if err != nil {
-		attrs := d.sensitive(d.callAttrs(r.cur.Name, r.call.ID, r.attempt), slog.LevelError, "error", ErrorText(err))
+		attrs := d.sensitive(d.callAttrs(r, r.Attempt()), slog.LevelError, "error", ErrorText(err))
 		l.LogAttrs(ctx, slog.LevelError, "reflection: asker failed", attrs...)
 		return
 	}
-	attrs := d.callAttrs(r.cur.Name, r.call.ID, r.attempt, slog.Bool("approved", ans.Approve), slog.Bool("input", len(ans.Input) > 0))
+	attrs := d.callAttrs(r, r.Attempt(), slog.Bool("approved", ans.Approve), slog.Bool("input", len(ans.Input) > 0))
 	attrs = d.sensitive(attrs, slog.LevelInfo, "reply", ans.Reply)
 	l.LogAttrs(ctx, slog.LevelInfo, "reflection: human answered", attrs...)
 }
 
 // logStop logs a hard error at Warn: a cancel, a deadline refusal, the
-// ceiling, a nil dispatch.
-func (d *Driver) logStop(ctx context.Context, r *Recovery) {
+// ceiling, a nil dispatch, a loop detector's refusal.
+func (d *Driver) logStop(ctx context.Context, r *Recovery, err error) {
 	if l := d.logger; l != nil {
+		call := r.original()
 		l.LogAttrs(ctx, slog.LevelWarn, "reflection: call stopped",
-			slog.String("tool", r.call.Name), slog.String("call_id", r.call.ID),
-			slog.Int("calls", r.calls), slog.String("outcome", r.outcome.String()),
-			slog.String("error", ErrorText(r.err)))
+			slog.String("tool", call.Name), slog.String("call_id", call.ID),
+			slog.Int("calls", r.Calls()), slog.String("outcome", r.Outcome().String()),
+			slog.String("reason", string(r.Reason())), slog.String("error", ErrorText(err)))
 	}
 }
 
-// callAttrs are the attributes every record about a call has.
-func (d *Driver) callAttrs(tool, id string, attempt int, more ...slog.Attr) []slog.Attr {
+// callAttrs are the attributes every record about a call has: the tool as
+// it runs now, the model's call id and the attempt.
+func (d *Driver) callAttrs(r *Recovery, attempt int, more ...slog.Attr) []slog.Attr {
 	attrs := make([]slog.Attr, 0, 3+len(more)+2)
-	attrs = append(attrs, slog.String("tool", tool), slog.String("call_id", id), slog.Int("attempt", attempt))
+	attrs = append(attrs, slog.String("tool", r.running().Name), slog.String("call_id", r.callID()), slog.Int("attempt", attempt))
 	return append(attrs, more...)
 }
 

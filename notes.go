@@ -67,3 +67,13 @@ func cutText(s string, limit int) string {
 	}
 	return s[:cut] + "…[truncated " + strconv.Itoa(len(s)-cut) + " bytes]"
 }
+
+// repeatNote tells the model that the result it reads has come back n times
+// in this session for the same tool and input; "" for n = 0.
+func repeatNote(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return notePrefix + "this call returned the same result " + strconv.Itoa(n) +
+		" times in this run; repeating it will not change it."
+}

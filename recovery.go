@@ -11,10 +11,11 @@ import (
 // performs no I/O: it never dispatches, sleeps, reads the clock, draws random
 // numbers, starts goroutines, waits on a context or ranges over a map. It
 // asks its runtime for one Step at a time (Next) and is told what came of it
-// (Dispatched, Analyzed, Waited, Answered, or Stop when the runtime's context
-// ends). Driver.Run is one runtime; a durable workflow engine can be another,
-// and both then follow the same rules: the ceiling, the corrections and their
-// guards, the AskUser text, the exhaustion error.
+// (Dispatched, Analyzed, Waited, Answered; Stop when the runtime's context
+// ends, Refuse when the runtime will not perform a step). Driver.Run is one
+// runtime; a durable workflow engine can be another, and both then follow
+// the same rules: the ceiling, the corrections and their guards, the effect
+// and loop guards, the AskUser text, the exhaustion error.
 //
 // The machine consults the Driver's RecoveryStrategy itself (a panic or an
 // invalid action means Fail), and applies the schema lookup, the tool-change
@@ -37,9 +38,18 @@ type Recovery struct {
 	fail   Failure         // the failure of the current attempt
 	an     analysis        // the Reflector's answer to it (a zero analysis with an error)
 	action RecoveryAction  // what the machine decided for it
+	reason Reason          // why the call ends, once the decision ends it
 	wait   time.Duration   // the wait of a WaitStep
 	hint   time.Duration   // the rate-limit hint behind it
 	human  json.RawMessage // an approved answer's input, not yet applied
+
+	ambiguous bool // the current failure may have come after the tool acted (WithEffects)
+	effectAsk bool // the pending AskUser is the effect guard's
+	approved  bool // the pending wait follows a human's approval
+	repeats   int  // how often the session saw the latest result (a loop detector's count)
+
+	plan  plan     // the next attempt's call, worked out at the decision
+	loops loopSeen // the calls corrections have left (WithLoopGuard)
 
 	// The last analysis answered without an error, for the recovery notes.
 	lastCause string
@@ -79,37 +89,6 @@ var stepNames = [...]string{
 	phaseDone:     "a DoneStep (the loop has ended)",
 }
 
-// fixRecord is one correction the machine applied or dropped.
-type fixRecord struct {
-	c       *Correction // the analysis' own, or one made for a human's input
-	human   bool        // the input came from a human's Answer
-	applied bool        // the call changed
-	why     string      // why it was dropped; names no tool or input
-	detail  string      // the input check's own words, when it refused
-}
-
-// NewRecovery returns the recovery loop for call, following d's settings.
-// ctx is what the strategy's Decide receives and where the task comes from
-// (TaskFromContext); the machine never waits on it or checks it: the runtime
-// does, and calls Stop. A nil ctx counts as context.Background(), and a nil
-// d as NewDriver().
-//
-// A Recovery from NewRecovery keeps a Report of the call (see
-// Recovery.Report). Its AskUser decisions yield an AskStep when d has an
-// Asker (WithAsker) or when the runtime calls EnableAsk.
-func (d *Driver) NewRecovery(ctx context.Context, call ToolCall) *Recovery {
-	if d == nil {
-		d = &defaultDriver
-	}
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	own := d.settings // EnableAsk changes this copy, never the Driver's
-	r := &Recovery{rep: &Report{}}
-	r.init(ctx, call, &own)
-	return r
-}
-
 // init readies r for call.
 func (r *Recovery) init(ctx context.Context, call ToolCall, s *settings) {
 	r.s = s
@@ -127,8 +106,11 @@ func (r *Recovery) init(ctx context.Context, call ToolCall, s *settings) {
 func (r *Recovery) EnableAsk() { r.s.canAsk = true }
 
 // Next returns the step the runtime must perform now: a DispatchStep,
-// AnalyzeStep, WaitStep, AskStep or DoneStep. It changes nothing, so it may
-// be called again; once it has returned a DoneStep, it always will.
+// AnalyzeStep, WaitStep, AskStep or DoneStep. It may be called again and
+// returns the same step until the runtime reports on it. Returning the
+// DoneStep is the one thing it changes: from then on the call's ending is
+// final, so Stop and Refuse change nothing, and Next always returns that
+// DoneStep.
 func (r *Recovery) Next() Step {
 	switch r.phase {
 	case phaseDispatch:
@@ -140,6 +122,40 @@ func (r *Recovery) Next() Step {
 	case phaseAsk:
 		return AskStep{Question: r.question()}
 	}
+	return r.done()
+}
+
+// What a runtime reads to perform the current step. Next returns the step as
+// a value of the Step interface; Driver.Run, which must not allocate, reads
+// the same through these twins of Next, and only through them.
+
+// pending returns the phase whose step Next returns.
+func (r *Recovery) pending() phase { return r.phase }
+
+// dispatchStep is the DispatchStep that Next returns.
+func (r *Recovery) dispatchStep() DispatchStep { return DispatchStep{Attempt: r.attempt, Call: r.cur} }
+
+// failure is the AnalyzeStep's Failure, which the Reflector reads in place.
+func (r *Recovery) failure() *Failure { return &r.fail }
+
+// waitStep is the WaitStep that Next returns.
+func (r *Recovery) waitStep() WaitStep { return WaitStep{Attempt: r.attempt, Delay: r.wait} }
+
+// running is the call as it runs now: the original call with the
+// corrections applied so far.
+func (r *Recovery) running() ToolCall { return r.cur }
+
+// original is the call as the model made it.
+func (r *Recovery) original() ToolCall { return r.call }
+
+// callID is the id of the call as the model made it.
+func (r *Recovery) callID() string { return r.call.ID }
+
+// corrections are the corrections the latest retry applied or dropped.
+func (r *Recovery) corrections() []fixRecord { return r.fixes[:r.nfix] }
+
+// done is Next at the end: it marks the DoneStep as returned.
+func (r *Recovery) done() DoneStep {
 	r.doneSeen = true
 	return DoneStep{Result: r.result, Err: r.err}
 }
@@ -167,18 +183,15 @@ func (r *Recovery) DispatchedAt(res ToolResult, err error, start, end time.Time)
 	r.dispatched(&o, start, end)
 }
 
-// dispatched is Dispatched for a runtime that has checked the step.
+// dispatched is DispatchedAt once the step is checked.
 func (r *Recovery) dispatched(o *outcome, start, end time.Time) {
 	r.calls++
+	r.repeats = 0
 	if r.rep != nil {
 		r.recordDispatch(o.res, o.err, start, end)
 	}
 	if !o.failed() {
-		content := o.res.Content
-		if r.s.notes {
-			content = r.successContent(content)
-		}
-		r.finish(ToolResult{ID: r.call.ID, Content: content}, nil, OutcomeSucceeded)
+		r.finish(ToolResult{ID: r.call.ID, Content: r.successContent(o.res.Content)}, nil, OutcomeSucceeded, "")
 		return
 	}
 	f := &r.fail
@@ -194,6 +207,9 @@ func (r *Recovery) dispatched(o *outcome, start, end time.Time) {
 			f.Schema = &sch
 		}
 	}
+	if r.s.effect != nil {
+		r.noteEffect(o.err)
+	}
 	r.phase = phaseAnalyze
 }
 
@@ -202,57 +218,91 @@ func (r *Recovery) dispatched(o *outcome, start, end time.Time) {
 // not asked; otherwise the strategy decides, inside the machine.
 func (r *Recovery) Analyzed(a FailureAnalysis, err error) {
 	r.expect(phaseAnalyze, "Analyzed")
-	r.an.a, r.an.err = a, err
-	r.analyzed()
+	r.analyzed(analysis{a: a, err: err})
 }
 
-// analyzed is Analyzed for a runtime that has checked the step and put the
-// answer in r.an.
-func (r *Recovery) analyzed() {
+// analyzed is Analyzed once the step is checked.
+func (r *Recovery) analyzed(an analysis) {
+	r.an = an
 	r.hint = 0
+	r.plan = plan{}
 	var action RecoveryAction
+	reason := ReasonStrategy
 	if err := r.an.err; err != nil {
 		r.an.a = FailureAnalysis{}
-		action = Fail{Reason: ErrorText(err)}
+		action, reason = Fail{Reason: ErrorText(err)}, ReasonReflectorError
 	} else {
 		if r.s.notes {
 			r.lastCause, r.lastFix, r.hasLast = r.an.a.RootCause, r.an.a.Correction, true
 		}
-		action = decide(r.ctx, r.s.strategyOrDefault(), &r.an.a, r.attempt)
+		var valid bool
+		if action, valid = decide(r.ctx, r.s.strategyOrDefault(), &r.an.a, r.attempt); !valid {
+			reason = ReasonInvalidAction
+		}
 	}
-	r.action = action
+	r.action, r.reason, r.effectAsk = action, reason, false
 	if r.rep != nil {
 		r.recordAnalysis()
 	}
-	text := r.fail.Error
 	switch act := action.(type) {
 	case Retry:
-		if r.attempt == MaxRecoveryAttempts {
-			r.finish(ToolResult{ID: r.call.ID, Content: text, IsError: true},
-				&ToolRecoveryExhaustedError{Tool: r.call.Name, Attempts: r.calls}, OutcomeExhausted)
-			return
-		}
-		if r.findHint() > 0 && r.refuseHint() {
-			return
-		}
-		r.wait = max(act.Delay, r.hint, 0)
-		r.phase = phaseWait
-		if r.rep != nil {
-			r.recordWait()
-		}
+		r.retryDecided(act)
 	case AskUser:
-		if !r.s.canAsk || r.attempt == MaxRecoveryAttempts {
-			r.endSoft(text+"\n\n"+humanDecision(act.Prompt), OutcomeAskedUser)
-			return
-		}
-		if r.findHint() > 0 && r.refuseHint() {
-			return
-		}
-		r.phase = phaseAsk
+		r.askDecided(act)
 	case Skip:
-		r.endSoft(text, OutcomeSkipped)
+		r.endSoft(r.fail.Error, OutcomeSkipped)
 	default: // Fail: decide allows nothing else
-		r.endSoft(text, OutcomeFailed)
+		r.endSoft(r.fail.Error, OutcomeFailed)
+	}
+}
+
+// retryDecided follows a Retry through the machine's rules, in order: the
+// ceiling, the effect guard, the rate-limit cap and the loop guard; what
+// passes them all waits, then retries.
+func (r *Recovery) retryDecided(act Retry) {
+	if r.attempt == MaxRecoveryAttempts {
+		r.finish(ToolResult{ID: r.call.ID, Content: r.fail.Error, IsError: true},
+			&ToolRecoveryExhaustedError{Tool: r.call.Name, Attempts: r.calls}, OutcomeExhausted, ReasonCeiling)
+		return
+	}
+	if prompt, refuse := r.effectRefuses(); refuse {
+		r.action, r.reason, r.effectAsk = AskUser{Prompt: prompt}, ReasonAmbiguousEffect, true
+		if r.rep != nil {
+			r.recordAction()
+		}
+		r.askDecided(r.action.(AskUser))
+		return
+	}
+	if r.findHint() > 0 && r.refuseHint() {
+		return
+	}
+	if r.loopRefuses() {
+		r.reason = ReasonCorrectionLoop
+		r.endSoft(r.fail.Error, OutcomeFailed)
+		return
+	}
+	r.startWait(max(act.Delay, r.hint, 0), false)
+}
+
+// askDecided follows an AskUser: a question when the runtime can ask, else
+// the soft AskUser ending.
+func (r *Recovery) askDecided(act AskUser) {
+	if !r.s.canAsk || r.attempt == MaxRecoveryAttempts {
+		r.endSoft(r.fail.Error+"\n\n"+humanDecision(act.Prompt), OutcomeAskedUser)
+		return
+	}
+	if r.findHint() > 0 && r.refuseHint() {
+		return
+	}
+	r.phase = phaseAsk
+}
+
+// startWait yields the WaitStep before the next attempt.
+func (r *Recovery) startWait(d time.Duration, approved bool) {
+	r.wait, r.approved = d, approved
+	r.phase = phaseWait
+	if r.rep != nil {
+		r.recordWait()
 	}
 }
 
@@ -275,6 +325,9 @@ func (r *Recovery) refuseHint() bool {
 	}
 	r.action = Fail{Reason: "the service asks to wait " + r.hint.String() +
 		" before a retry, more than the cap of " + limit.String()}
+	if !r.effectAsk {
+		r.reason = ReasonHintOverCap
+	}
 	if r.rep != nil {
 		r.recordAction()
 	}
@@ -297,47 +350,58 @@ func (r *Recovery) Waited() {
 // and adds the reply).
 func (r *Recovery) Answered(ans Answer, err error) {
 	r.expect(phaseAsk, "Answered")
+	r.answered(ans, err)
+}
+
+// answered is Answered once the step is checked.
+func (r *Recovery) answered(ans Answer, err error) {
 	if r.rep != nil {
 		r.recordAnswer(ans, err)
 	}
-	prompt := ""
-	if act, ok := r.action.(AskUser); ok {
-		prompt = act.Prompt
-	}
-	content := r.fail.Error + "\n\n" + humanDecision(prompt)
+	content := r.fail.Error + "\n\n" + humanDecision(r.prompt())
 	switch {
 	case err != nil:
+		if !r.effectAsk {
+			r.reason = ReasonAskFailed
+		}
 		r.endSoft(content, OutcomeAskedUser)
 	case !ans.Approve:
+		if !r.effectAsk {
+			r.reason = ReasonDeclined
+		}
 		content += "\n\n" + humanDeclined
 		if ans.Reply != "" {
 			content += "\n\n" + ans.Reply
 		}
 		r.endSoft(content, OutcomeAskedUser)
 	default:
+		r.reason, r.effectAsk = "", false
 		if len(ans.Input) > 0 {
 			r.human = ans.Input
 		}
 		if r.hint > 0 {
-			r.wait = r.hint
-			r.phase = phaseWait
-			if r.rep != nil {
-				r.recordWait()
-			}
+			r.startWait(r.hint, true)
 			return
 		}
 		r.retry()
 	}
 }
 
-// Stop ends the loop because the runtime's context ended, or the runtime
-// cannot go on for another reason (err says which, and matches the
-// context's error for a cancel). Next then returns the DoneStep API.md gives
-// for a cancel at this point: err, and an error result with the latest
-// failure text, or err's text when no call has failed yet. Stop may be called
-// at any time before Next has returned a DoneStep, and overrides a soft end
-// or an exhaustion the machine decided but has not returned; it does not
-// override a success (the work happened). Later calls change nothing.
+// Stop ends the loop because the runtime's context ended, or because the
+// runtime cannot go on for another reason (err says which, and matches the
+// context's error for a cancel). Next then returns the DoneStep Run gives for
+// a cancel at this point: err, and an error result with the latest failure
+// text, or err's text when no call has failed yet. Stop may be called at any
+// time before Next has returned a DoneStep, and overrides a soft end or an
+// exhaustion the machine decided but has not returned; it does not override
+// a success (the work happened). Once Next has returned the DoneStep, Stop
+// changes nothing.
+//
+// The Reason follows err: ReasonDeadline for a *WaitPastDeadlineError,
+// ReasonNilDispatch for ErrNilDispatch, ReasonLoopDetected for a
+// *LoopDetectedError (whose result then says the dispatch was refused),
+// ReasonCanceled for anything else; a nil err means "reflection: call
+// stopped".
 func (r *Recovery) Stop(err error) {
 	if r.doneSeen || r.outcome == OutcomeSucceeded {
 		return
@@ -345,22 +409,59 @@ func (r *Recovery) Stop(err error) {
 	if err == nil {
 		err = errStopped
 	}
-	if r.phase == phaseWait && r.rep != nil {
-		if w := r.current().Wait; w != nil {
-			w.Stopped = true
-		}
-	}
+	r.markWaitStopped()
 	text := r.fail.Error
 	if r.calls == 0 {
 		text = ErrorText(err)
 	}
-	r.finish(ToolResult{ID: r.call.ID, Content: text, IsError: true}, err, OutcomeStopped)
+	reason := stopReason(err)
+	if reason == ReasonLoopDetected {
+		text = loopRefusal + ErrorText(err)
+	}
+	r.finish(ToolResult{ID: r.call.ID, Content: text, IsError: true}, err, OutcomeStopped, reason)
+}
+
+// Refuse ends the loop softly because the runtime will not perform the
+// current DispatchStep (a circuit breaker is open) or WaitStep (the retry
+// budget is spent). err says why: ErrCircuitOpen (ReasonCircuitOpen; the
+// result's Content is then the breaker's words, "tool temporarily
+// unavailable: circuit breaker open"), ErrRetryBudget
+// (ReasonBudgetExhausted), or the runtime's own (ReasonRefused). Otherwise
+// the Content is the latest failure text, or err's text when nothing has
+// failed yet; the outcome is OutcomeFailed and the error nil. A refused
+// dispatch is not an attempt: no Reflector is asked about it. Refuse at an
+// AnalyzeStep or AskStep panics; once Next has returned the DoneStep, or
+// once the machine has ended the call, it changes nothing.
+func (r *Recovery) Refuse(err error) {
+	switch r.phase {
+	case phaseAnalyze, phaseAsk:
+		panic("reflection: Recovery.Refuse called, but the current step is " + stepNames[r.phase] +
+			" (only a DispatchStep or a WaitStep can be refused)")
+	case phaseDone:
+		return
+	}
+	if err == nil {
+		err = errRefused
+	}
+	r.markWaitStopped()
+	reason := refuseReason(err)
+	r.reason = reason
+	text := r.fail.Error
+	switch {
+	case reason == ReasonCircuitOpen:
+		text = circuitOpenText
+	case r.calls == 0:
+		text = ErrorText(err)
+	}
+	r.endSoft(text, OutcomeFailed)
 }
 
 // retry applies the pending corrections (the analysis' own, then an approved
 // human input) and moves on to the next attempt.
 func (r *Recovery) retry() {
 	r.nfix = 0
+	r.approved = false
+	left := r.cur
 	if c := r.an.a.Correction; c != nil {
 		r.applyCorrection(c, false)
 	}
@@ -369,17 +470,20 @@ func (r *Recovery) retry() {
 		r.human = nil
 		r.applyCorrection(in, true)
 	}
+	if r.s.loopGuard && r.nfix > 0 {
+		r.loops.leave(left, r.cur)
+	}
 	r.attempt++
 	r.phase = phaseDispatch
 }
 
 // endSoft ends the call with a soft error: content (the failure text and
-// whatever AskUser adds), followed by the recovery note when notes are on.
+// whatever AskUser adds), followed by the recovery notes when notes are on.
 func (r *Recovery) endSoft(content string, o Outcome) {
 	if r.s.notes {
-		content = withNote(content, r.softNote())
+		content = withNote(withNote(content, r.softNote()), repeatNote(r.repeats))
 	}
-	r.finish(ToolResult{ID: r.call.ID, Content: content, IsError: true}, nil, o)
+	r.finish(ToolResult{ID: r.call.ID, Content: content, IsError: true}, nil, o, r.reason)
 }
 
 // successContent is a success's output, followed by the recovery note when
@@ -392,8 +496,8 @@ func (r *Recovery) successContent(output string) string {
 }
 
 // finish ends the loop with res and err.
-func (r *Recovery) finish(res ToolResult, err error, o Outcome) {
-	r.result, r.err, r.outcome = res, err, o
+func (r *Recovery) finish(res ToolResult, err error, o Outcome, reason Reason) {
+	r.result, r.err, r.outcome, r.reason = res, err, o, reason
 	r.phase = phaseDone
 	if r.rep != nil {
 		r.recordEnd()
@@ -402,11 +506,15 @@ func (r *Recovery) finish(res ToolResult, err error, o Outcome) {
 
 // question is the AskStep's question.
 func (r *Recovery) question() Question {
-	prompt := ""
+	return Question{Call: r.cur, Failure: r.fail, Analysis: r.an.a, Prompt: r.prompt()}
+}
+
+// prompt is the pending AskUser's prompt.
+func (r *Recovery) prompt() string {
 	if act, ok := r.action.(AskUser); ok {
-		prompt = act.Prompt
+		return act.Prompt
 	}
-	return Question{Call: r.cur, Failure: r.fail, Analysis: r.an.a, Prompt: prompt}
+	return ""
 }
 
 // Outcome says how the loop ended, or 0 while it runs.
@@ -417,6 +525,15 @@ func (r *Recovery) Outcome() Outcome {
 	return r.outcome
 }
 
+// Reason says why the loop ended as it did: "" for a success and while it
+// runs.
+func (r *Recovery) Reason() Reason {
+	if r.phase != phaseDone {
+		return ""
+	}
+	return r.reason
+}
+
 // Attempt returns the index of the current attempt: 0 for the original call.
 func (r *Recovery) Attempt() int { return r.attempt }
 
@@ -425,39 +542,86 @@ func (r *Recovery) Calls() int { return r.calls }
 
 // Action returns what the machine decided after the latest analysis, after
 // its own rules (a reflector error, an invalid action or a hint over the cap
-// show here as Fail); nil before the first analysis.
+// show here as Fail; a Retry the effect guard refused, as its AskUser); nil
+// before the first analysis.
 func (r *Recovery) Action() RecoveryAction { return r.action }
 
 // Hint returns the rate-limit hint behind the latest decision: the larger of
 // the analysis' RetryAfter and the hint found in the failure's error chain.
 func (r *Recovery) Hint() time.Duration { return r.hint }
 
+// Failure returns the latest failure: what the Reflector was, or is about to
+// be, asked about. It is the zero Failure before any call has failed.
+func (r *Recovery) Failure() Failure { return r.fail }
+
+// Approved reports whether the pending WaitStep follows a human's approval
+// (a rate-limit hint's wait), rather than a Retry decision: a retry budget
+// does not charge it.
+func (r *Recovery) Approved() bool { return r.phase == phaseWait && r.approved }
+
+// Repeated tells r that the result it was just told about (Dispatched) has
+// now come back n times in this session for the same tool and input: a loop
+// detector's count, at or past its warning threshold. With
+// WithRecoveryNotes, when the call ends on that result (a success, or a soft
+// end on that failure), its Content carries a note saying so. Call it right
+// after Dispatched, before Next.
+func (r *Recovery) Repeated(n int) {
+	if n <= 0 || r.calls == 0 {
+		return
+	}
+	r.repeats = n
+	if r.phase == phaseDone && r.outcome == OutcomeSucceeded && !r.doneSeen && r.s.notes {
+		r.result.Content = withNote(r.result.Content, repeatNote(n))
+		if r.rep != nil {
+			r.rep.Result = r.result
+		}
+	}
+}
+
 // decide asks the strategy and keeps only the four action values; anything
-// else (nil, a pointer, a panic) becomes Fail.
-func decide(ctx context.Context, s RecoveryStrategy, a *FailureAnalysis, attempt int) RecoveryAction {
-	var action RecoveryAction
-	askStrategy(ctx, s, a, attempt, &action)
+// else (nil, a pointer, a panic) becomes Fail, and valid is false.
+func decide(ctx context.Context, s RecoveryStrategy, a *FailureAnalysis, attempt int) (action RecoveryAction, valid bool) {
+	askStrategy(ctx, s, a, attempt, &action, &valid)
+	if !valid {
+		return action, false
+	}
 	switch action.(type) {
 	case Retry, Skip, AskUser, Fail:
-		return action
+		return action, true
 	case nil:
-		return Fail{Reason: "recovery strategy returned no action"}
+		return Fail{Reason: "recovery strategy returned no action"}, false
 	default:
-		return Fail{Reason: fmt.Sprintf("recovery strategy returned unsupported action %T", action)}
+		return Fail{Reason: fmt.Sprintf("recovery strategy returned unsupported action %T", action)}, false
 	}
 }
 
 // askStrategy calls the strategy into out, turning a panic into Fail.
-func askStrategy(ctx context.Context, s RecoveryStrategy, a *FailureAnalysis, attempt int, out *RecoveryAction) {
-	defer catchStrategy(out)
+func askStrategy(ctx context.Context, s RecoveryStrategy, a *FailureAnalysis, attempt int, out *RecoveryAction, valid *bool) {
+	defer catchStrategy(out, valid)
 	*out = s.Decide(ctx, *a, attempt, MaxRecoveryAttempts+1)
+	*valid = true
 }
 
-func catchStrategy(out *RecoveryAction) {
+func catchStrategy(out *RecoveryAction, valid *bool) {
 	if v := recover(); v != nil {
 		*out = Fail{Reason: (&PanicError{Where: "recovery strategy", Value: v}).Error()}
+		*valid = false
 	}
 }
+
+// analysis is what the Reflector answered, or the error it gave instead.
+type analysis struct {
+	a   FailureAnalysis
+	err error
+}
+
+// outcome is what one dispatch produced.
+type outcome struct {
+	res ToolResult
+	err error // dispatch's error, or a *PanicError
+}
+
+func (o *outcome) failed() bool { return o.err != nil || o.res.IsError }
 
 // humanInputDescription describes, in a report and to observers, the input a
 // human gave with an approval.

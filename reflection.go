@@ -29,6 +29,10 @@ type Failure struct {
 	// IsError. For a panic in dispatch it matches ErrPanicked; for an attempt
 	// cut short by WithAttemptTimeout it matches context.DeadlineExceeded.
 	Err error
+
+	// Effect is what running Tool again does, as WithEffects' func says;
+	// EffectUndeclared (the zero value) without WithEffects.
+	Effect Effect
 }
 
 // Reflector analyses a failed tool call. Implementations must be safe for

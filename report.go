@@ -11,10 +11,11 @@ import (
 // its inputs are JSON and its severities valid, decodes back to an equal
 // Report.
 type Report struct {
-	Result   ToolResult `json:"result"`          // exactly what Run returns
-	Outcome  Outcome    `json:"outcome"`         // how the call ended
-	Attempts []Attempt  `json:"attempts"`        // one per dispatch, in order
-	Error    string     `json:"error,omitempty"` // the hard error's text, when there is one
+	Result   ToolResult `json:"result"`           // exactly what Run returns
+	Outcome  Outcome    `json:"outcome"`          // how the call ended
+	Attempts []Attempt  `json:"attempts"`         // one per dispatch, in order
+	Error    string     `json:"error,omitempty"`  // the hard error's text, when there is one
+	Reason   Reason     `json:"reason,omitempty"` // why the call ended; "" for a success
 }
 
 // Attempt is one dispatch of a call and what recovery made of it.
@@ -183,8 +184,17 @@ func (r *Recovery) recordFix(f *fixRecord) {
 	a.Corrections = append(a.Corrections, CorrectionRecord{Correction: *f.c, Human: f.human, Applied: f.applied, Why: f.why})
 }
 
+// markWaitStopped marks the pending wait, if any, as not taken.
+func (r *Recovery) markWaitStopped() {
+	if r.phase == phaseWait && r.rep != nil {
+		if w := r.current().Wait; w != nil {
+			w.Stopped = true
+		}
+	}
+}
+
 func (r *Recovery) recordEnd() {
-	r.rep.Result, r.rep.Outcome = r.result, r.outcome
+	r.rep.Result, r.rep.Outcome, r.rep.Reason = r.result, r.outcome, r.reason
 	if r.err != nil {
 		r.rep.Error = ErrorText(r.err)
 	}

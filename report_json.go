@@ -22,6 +22,7 @@ func (r Report) MarshalJSON() ([]byte, error) {
 		Outcome:  outcomeWire(r.Outcome),
 		Attempts: r.Attempts,
 		Error:    r.Error,
+		Reason:   r.Reason,
 	}
 	if w.Attempts == nil {
 		w.Attempts = []Attempt{}
@@ -39,7 +40,7 @@ func (r *Report) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return err
 	}
-	*r = Report{Result: w.Result.toResult(), Outcome: o, Attempts: w.Attempts, Error: w.Error}
+	*r = Report{Result: w.Result.toResult(), Outcome: o, Attempts: w.Attempts, Error: w.Error, Reason: w.Reason}
 	if len(r.Attempts) == 0 {
 		r.Attempts = nil
 	}
@@ -140,6 +141,7 @@ type reportWire struct {
 	Outcome  json.RawMessage `json:"outcome"`
 	Attempts []Attempt       `json:"attempts"`
 	Error    string          `json:"error,omitempty"`
+	Reason   Reason          `json:"reason,omitempty"`
 }
 
 type attemptWire struct {

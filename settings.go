@@ -12,18 +12,17 @@ type settings struct {
 	schemas    SchemaLookup
 	allowTool  func(from, to string) bool
 	inputCheck func(tool string, input json.RawMessage) error
-	maxFixSize int           // 0 means DefaultMaxCorrectedInput; negative means no limit
-	maxHint    time.Duration // 0 means DefaultMaxRetryAfter
-	canAsk     bool          // AskUser yields an AskStep
-	notes      bool          // WithRecoveryNotes
+	maxFixSize int                      // 0 means DefaultMaxCorrectedInput; negative means no limit
+	maxHint    time.Duration            // 0 means DefaultMaxRetryAfter
+	canAsk     bool                     // AskUser yields an AskStep
+	notes      bool                     // WithRecoveryNotes
+	effect     func(tool string) Effect // WithEffects; nil: the effect guard is off
+	loopGuard  bool                     // WithLoopGuard
 }
 
-// Defaults used when a Driver has no Reflector or RecoveryStrategy. They are
-// stored as interface values once, so using them costs no allocation.
-var (
-	defaultReflector Reflector        = NoopReflector{}
-	defaultStrategy  RecoveryStrategy = NewExponentialBackoff(3)
-)
+// defaultStrategy is the strategy of a Driver without one, stored as an
+// interface value once, so using it costs no allocation.
+var defaultStrategy RecoveryStrategy = NewExponentialBackoff(3)
 
 func (s *settings) strategyOrDefault() RecoveryStrategy {
 	if s.strategy == nil {

@@ -41,3 +41,22 @@ func (e *AttemptTimeoutError) Is(target error) bool { return target == context.D
 
 // Unwrap returns the tool's own error.
 func (e *AttemptTimeoutError) Unwrap() error { return e.Err }
+
+// callDispatch calls fn and turns a panic into a failed outcome; it sets
+// every field of o either way. It defers a named function rather than a
+// closure: on the happy path that is nearly free.
+func callDispatch(ctx context.Context, call ToolCall, fn DispatchFunc, o *outcome) {
+	defer catchDispatch(o, call.Name)
+	// Results go through locals and are stored field by field: copying the
+	// whole struct just after the call stalls on store forwarding.
+	res, err := fn(ctx, call)
+	o.res.ID, o.res.Content, o.res.IsError = res.ID, res.Content, res.IsError
+	o.err = err
+}
+
+func catchDispatch(o *outcome, tool string) {
+	if v := recover(); v != nil {
+		o.res = ToolResult{}
+		o.err = ToolPanic(tool, v)
+	}
+}

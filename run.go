@@ -1,0 +1,328 @@
+package reflection
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// runtime performs the steps of one call's Recovery for Driver.Run: real
+// dispatches, real timers, the caller's ctx, the Driver's hooks and log, and
+// what calls share (a Health, a RetryBudget, a LoopDetector). It drives the
+// machine only through its methods. It lives on the stack of Run.
+type runtime struct {
+	d         *Driver
+	ctx       context.Context // the call's ctx, as the Observer's CallStart left it
+	dispatch  DispatchFunc
+	r         Recovery // the machine, by value: it stays on Run's stack
+	reflector Reflector
+	detector  *LoopDetector
+	minted    bool // the idempotency key is in ctx
+	cost      int  // the budget tokens the pending retry took
+	o         outcome
+}
+
+// drive runs a Recovery for call to its end. first is the failed outcome of
+// the original call when Run has made it already; rep, when not nil, is
+// filled with the call's report. Each feature the Driver does not use costs
+// a nil check.
+func (d *Driver) drive(ctx context.Context, call ToolCall, dispatch DispatchFunc, first *outcome, rep *Report) (ToolResult, error) {
+	if obs := d.observer; obs != nil && obs.CallStart != nil {
+		ctx = obs.CallStart(ctx, call)
+	}
+	rt := runtime{d: d, ctx: ctx, dispatch: dispatch, reflector: d.reflector}
+	r := &rt.r
+	r.init(ctx, call, &d.settings)
+	r.rep = rep
+	if rt.reflector == nil {
+		rt.reflector = defaultReflector
+	}
+	if d.detection {
+		rt.detector = loopDetectorFrom(ctx)
+	}
+	switch {
+	case first != nil:
+		r.dispatched(first, time.Time{}, time.Time{})
+		rt.afterDispatch(call, first)
+		rt.stoppedAfterFailure()
+	case dispatch == nil:
+		r.Stop(ErrNilDispatch)
+	}
+	for {
+		switch r.pending() {
+		case phaseDispatch:
+			rt.dispatchStep()
+		case phaseAnalyze:
+			rt.analyzeStep()
+		case phaseWait:
+			rt.waitStep()
+		case phaseAsk:
+			rt.askStep()
+		default:
+			return rt.end()
+		}
+	}
+}
+
+// ended is the one rule for a ctx that has ended: the call stops with the
+// cancel error. It reports whether ctx had ended.
+func (rt *runtime) ended() bool {
+	if rt.ctx.Err() == nil {
+		return false
+	}
+	rt.r.Stop(stopError(rt.ctx))
+	return true
+}
+
+// stoppedAfterFailure applies that rule after a failed dispatch: the caller
+// has gone, so no Reflector is asked.
+func (rt *runtime) stoppedAfterFailure() {
+	if rt.r.pending() == phaseAnalyze {
+		rt.ended()
+	}
+}
+
+// dispatchStep runs one attempt: the loop detector and the circuit breaker
+// first, then the dispatch with its hooks, attempt timeout and report times.
+func (rt *runtime) dispatchStep() {
+	if rt.ended() {
+		return
+	}
+	d, r := rt.d, &rt.r
+	step := r.dispatchStep()
+	if rt.detector != nil {
+		if n := rt.detector.seen(step.Call); n >= rt.detector.stopAt {
+			r.Stop(&LoopDetectedError{Tool: step.Call.Name, Count: n})
+			return
+		}
+	}
+	var probe bool
+	if h := d.health; h != nil {
+		admitted, isProbe, change := h.admit(step.Call.Name)
+		rt.breakerChanged(step.Call.Name, change)
+		if !admitted {
+			r.Refuse(ErrCircuitOpen)
+			return
+		}
+		probe = isProbe
+	}
+	if d.effect != nil && !rt.minted && d.effectOf(step.Call.Name) == EffectKeyed {
+		rt.mintKey()
+	}
+	ctx := rt.ctx
+	if obs := d.observer; obs != nil {
+		if obs.DispatchStart != nil {
+			obs.DispatchStart(ctx, step.Attempt, step.Call)
+			if rt.ctx.Err() != nil { // the hook cancelled: the call must not run
+				if probe {
+					d.health.release(step.Call.Name)
+				}
+				rt.ended()
+				return
+			}
+		}
+		if obs.AttemptStart != nil {
+			ctx = obs.AttemptStart(ctx, step.Attempt, step.Call)
+		}
+	}
+	var start, end time.Time
+	if r.rep != nil {
+		start = now()
+	}
+	if d.attemptTimeout > 0 {
+		callWithTimeout(ctx, step.Call, rt.dispatch, d.attemptTimeout, &rt.o)
+	} else {
+		callDispatch(ctx, step.Call, rt.dispatch, &rt.o)
+	}
+	if r.rep != nil {
+		end = now()
+	}
+	r.dispatched(&rt.o, start, end)
+	rt.afterDispatch(step.Call, &rt.o)
+	if obs := d.observer; obs != nil && obs.DispatchDone != nil {
+		obs.DispatchDone(ctx, step.Attempt, rt.o.res, rt.o.err)
+	}
+	rt.stoppedAfterFailure()
+}
+
+// afterDispatch tells what calls share about a dispatch of call: the
+// breaker its outcome, the loop detector its result.
+func (rt *runtime) afterDispatch(call ToolCall, o *outcome) {
+	d := rt.d
+	if h := d.health; h != nil {
+		var change breakerChange
+		switch {
+		case rt.ctx.Err() != nil: // the caller's ctx ended: neither a success nor a failure
+			change = h.abandoned(call.Name)
+		case !o.failed():
+			change = h.succeededProbe(call.Name)
+		case d.tracks(call.Name):
+			change = h.failed(call.Name, d.breakerHint(o.err))
+		}
+		rt.breakerChanged(call.Name, change)
+	}
+	if rt.detector != nil {
+		if n := rt.detector.record(call, o); n >= rt.detector.warnAt {
+			rt.r.Repeated(n)
+		}
+	}
+}
+
+// analyzeStep asks the Reflector about the current failure, reports its
+// answer, and tells the observer and the log what the machine decided.
+func (rt *runtime) analyzeStep() {
+	d, r := rt.d, &rt.r
+	f := r.failure()
+	var an analysis
+	analyze(rt.ctx, rt.reflector, f, &an)
+	obs := d.observer
+	if obs != nil && obs.Analyzed != nil {
+		obs.Analyzed(rt.ctx, *f, an.a, an.err)
+	}
+	if an.err != nil && d.logger != nil {
+		d.logReflectorError(rt.ctx, r, an.err)
+	}
+	r.analyzed(an)
+	if obs != nil && obs.Decided != nil {
+		obs.Decided(rt.ctx, f.Attempt, r.Action())
+	}
+	// ctx ended while the Reflector or the strategy ran: the caller has
+	// gone (and a reflector error is then most likely the cancel itself),
+	// so the cancel is the answer, whatever was decided.
+	if rt.ended() {
+		return
+	}
+	if d.logger != nil && r.Outcome() != OutcomeExhausted {
+		d.logDecision(rt.ctx, r)
+	}
+}
+
+// waitStep takes the wait before a retry: the retry budget first (a human's
+// approval is not charged), then the wait, which ctx interrupts; then the
+// machine applies the corrections.
+func (rt *runtime) waitStep() {
+	d, r := rt.d, &rt.r
+	rt.cost = 0
+	if b := d.budget; b != nil && !r.Approved() {
+		cost := retryCost(r.failure().Err)
+		if !b.take(cost) {
+			r.Refuse(ErrRetryBudget)
+			return
+		}
+		rt.cost = cost
+	}
+	step := r.waitStep()
+	if err := d.wait(rt.ctx, step.Attempt, step.Delay); err != nil {
+		r.Stop(err)
+		return
+	}
+	r.retry()
+	rt.reportFixes(step.Attempt)
+}
+
+// askStep puts the machine's question to the Asker and reports the answer.
+func (rt *runtime) askStep() {
+	d, r := rt.d, &rt.r
+	q := r.question()
+	attempt := r.Attempt()
+	d.logAsking(rt.ctx, r)
+	ans, err := ask(rt.ctx, d.asker, q)
+	if obs := d.observer; obs != nil && obs.Asked != nil {
+		obs.Asked(rt.ctx, attempt, q, ans, err)
+	}
+	if rt.ended() {
+		return
+	}
+	d.logAnswer(rt.ctx, r, ans, err)
+	r.answered(ans, err)
+	if r.pending() == phaseDispatch { // approved, and retried at once
+		rt.reportFixes(attempt)
+	}
+}
+
+// end settles what calls share and returns what the machine decided.
+func (rt *runtime) end() (ToolResult, error) {
+	d, r := rt.d, &rt.r
+	done := r.done()
+	if b := d.budget; b != nil && r.Outcome() == OutcomeSucceeded {
+		if r.Calls() == 1 {
+			b.reward()
+		} else {
+			b.refund(rt.cost)
+		}
+	}
+	if done.Err == nil && d.observer == nil && d.logger == nil {
+		return done.Result, nil
+	}
+	switch {
+	case done.Err != nil:
+		d.logStop(rt.ctx, r, done.Err)
+	case r.Reason() == ReasonCircuitOpen || r.Reason() == ReasonBudgetExhausted || r.Reason() == ReasonRefused:
+		d.logRefused(rt.ctx, r)
+	}
+	if obs := d.observer; obs != nil {
+		if obs.Finished != nil {
+			obs.Finished(rt.ctx, r.Calls(), done.Result, done.Err)
+		}
+		if obs.Ended != nil {
+			obs.Ended(rt.ctx, CallEnd{Result: done.Result, Err: done.Err, Outcome: r.Outcome(), Reason: r.Reason(), Calls: r.Calls()})
+		}
+	}
+	return done.Result, done.Err
+}
+
+// reportFixes tells the observer and the log about the corrections the
+// machine applied or dropped before the next attempt.
+func (rt *runtime) reportFixes(attempt int) {
+	d, r := rt.d, &rt.r
+	fixes := r.corrections()
+	if len(fixes) == 0 || d.observer == nil && d.logger == nil {
+		return
+	}
+	for i := range fixes {
+		f := &fixes[i]
+		if obs := d.observer; obs != nil && obs.Corrected != nil {
+			obs.Corrected(rt.ctx, attempt, *f.c, f.applied, f.why)
+		}
+		d.logFix(rt.ctx, r, attempt, f)
+	}
+}
+
+// now reads the clock for a report: UTC and without the monotonic reading,
+// so a report survives a trip through JSON unchanged.
+func now() time.Time { return time.Now().UTC() }
+
+// analyze calls the Reflector into out, turning a panic into an error.
+func analyze(ctx context.Context, r Reflector, f *Failure, out *analysis) {
+	defer catchReflector(out)
+	out.a, out.err = r.Analyze(ctx, *f)
+}
+
+func catchReflector(out *analysis) {
+	if v := recover(); v != nil {
+		*out = analysis{err: &PanicError{Where: "reflector", Value: v}}
+	}
+}
+
+// ask calls the Asker, turning a panic into an error.
+func ask(ctx context.Context, a Asker, q Question) (ans Answer, err error) {
+	if a == nil {
+		return Answer{}, errNoAsker
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			ans, err = Answer{}, &PanicError{Where: "asker", Value: v}
+		}
+	}()
+	return a.Ask(ctx, q)
+}
+
+// stopError is the error for a ctx that has ended: it matches ctx.Err() and,
+// when one was given, the cancel cause.
+func stopError(ctx context.Context) error {
+	err := ctx.Err()
+	if cause := context.Cause(ctx); cause != nil && cause != err {
+		return fmt.Errorf("reflection: call stopped: %w: %w", err, cause)
+	}
+	return fmt.Errorf("reflection: call stopped: %w", err)
+}

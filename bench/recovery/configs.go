@@ -38,6 +38,8 @@ type config struct {
 // configs are the configurations, in the order they are reported: the three
 // baselines, the rules without and with the guards, the oracle and the noisy
 // oracle with the guards, and the two oracles without them, for comparison.
+// Every configuration but the baselines uses the rules' strategy (three
+// retries), so that the oracles differ from rules in the Reflector only.
 var configs = []config{
 	{name: "no_retry"},
 	{name: "blind_retry_3", analyst: analystBlind, retries: 3},
@@ -74,6 +76,9 @@ func (c config) driver(sc *scenario, seed uint64, shared *sharedState) (*reflect
 	case analystNoisy:
 		r = &oracle{sc: sc, noise: rand.New(source(c.name, seed, sc, "noise"))}
 	}
+	// Every Reflector is wrapped to count its analyses, the NoopReflector of
+	// no_retry too: that Driver behaves as NewDriver() does, which asks the
+	// same NoopReflector about every failure.
 	cnt := &counting{r: r}
 	opts := []reflection.Option{reflection.WithReflector(cnt)}
 	if c.retries > 0 {

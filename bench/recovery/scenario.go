@@ -1,0 +1,166 @@
+package recovery
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/loopctl-go/reflection"
+)
+
+// defaultScenarios is the committed scenario set; RECOVERY_SCENARIOS names
+// another file.
+const defaultScenarios = "testdata/scenarios.jsonl"
+
+// scenario is one line of a scenario file: a tool call, the world it runs
+// in, and how it should end.
+type scenario struct {
+	ID        string      `json:"id"`
+	Class     string      `json:"class"`
+	Source    string      `json:"source,omitempty"` // whose wording the failure texts follow
+	Tools     []toolSpec  `json:"tools"`
+	Call      callSpec    `json:"call"`
+	Accept    *acceptSpec `json:"accept,omitempty"` // omitted: the call itself
+	Reject    *rejectSpec `json:"reject,omitempty"`
+	Faults    []faultSpec `json:"faults,omitempty"`
+	Result    string      `json:"result"`
+	Permanent bool        `json:"permanent"`
+	Repeat    int         `json:"repeat,omitempty"` // 0 in the file means 1
+	Fix       *fixSpec    `json:"fix,omitempty"`
+	Right     string      `json:"right"`
+
+	line   int    // where the scenario was read
+	accept pair   // the one (tool, input) that can succeed, input canonical
+	calls  int    // Repeat, at least 1
+	tools  []tool // Tools, checked
+}
+
+// toolSpec is a tool as the host registered it.
+type toolSpec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"input_schema,omitempty"`
+	Effect      effect          `json:"effect,omitempty"` // omitted: undeclared
+}
+
+// callSpec is the call the model made.
+type callSpec struct {
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input"`
+}
+
+// acceptSpec is the one (tool, input) that can succeed.
+type acceptSpec struct {
+	Tool  string          `json:"tool"`
+	Input json.RawMessage `json:"input"`
+}
+
+// rejectSpec is how the tools refuse any other call.
+type rejectSpec struct {
+	Error  string `json:"error"`
+	Status int    `json:"status,omitempty"`
+}
+
+// faultSpec is one failed dispatch of the accepted call.
+type faultSpec struct {
+	Error      string `json:"error"`
+	Status     int    `json:"status,omitempty"`
+	RetryAfter string `json:"retry_after,omitempty"` // a Retry-After header value
+	Timeout    bool   `json:"timeout,omitempty"`
+	Commits    bool   `json:"commits,omitempty"`   // the side effect happened anyway
+	NoEffect   bool   `json:"no_effect,omitempty"` // refused before anything happened
+}
+
+// fixSpec is the correction a perfect analysis proposes; the wire shape of
+// reflection.Correction, decoded strictly.
+type fixSpec struct {
+	Type            reflection.CorrectionType `json:"correction_type"`
+	Description     string                    `json:"description"`
+	ModifiedInput   json.RawMessage           `json:"modified_input,omitempty"`
+	AlternativeTool string                    `json:"alternative_tool,omitempty"`
+	Guidance        string                    `json:"guidance,omitempty"`
+}
+
+// correction returns the fix as the Reflector hands it to the Driver.
+func (f *fixSpec) correction() reflection.Correction {
+	return reflection.Correction{
+		Type:            f.Type,
+		Description:     f.Description,
+		ModifiedInput:   f.ModifiedInput,
+		AlternativeTool: f.AlternativeTool,
+		Guidance:        f.Guidance,
+	}
+}
+
+// The two endings a scenario can call right.
+const (
+	rightSucceed = "succeed"  // the call ends in success
+	rightNoRetry = "no_retry" // it ends without success and without a second dispatch
+)
+
+// effect is what running a tool a second time does, in the five words of
+// reflection's Effect text form; "" stands for undeclared.
+type effect string
+
+// The effect words.
+const (
+	effectUndeclared    effect = "undeclared"
+	effectReadOnly      effect = "read_only"
+	effectIdempotent    effect = "idempotent"
+	effectKeyed         effect = "keyed"
+	effectNonIdempotent effect = "non_idempotent"
+)
+
+// UnmarshalText accepts exactly the five effect words.
+func (e *effect) UnmarshalText(b []byte) error {
+	switch w := effect(b); w {
+	case effectUndeclared, effectReadOnly, effectIdempotent, effectKeyed, effectNonIdempotent:
+		*e = w
+		return nil
+	}
+	return fmt.Errorf("unknown effect %q (want undeclared, read_only, idempotent, keyed or non_idempotent)", b)
+}
+
+// duplicates reports whether a second effect of the tool counts as harm.
+func (e effect) duplicates() bool {
+	return e == "" || e == effectUndeclared || e == effectNonIdempotent
+}
+
+// tool is a checked toolSpec.
+type tool struct {
+	schema reflection.ToolSchema
+	effect effect
+}
+
+// pair is a (tool, input) with the input in canonical form, so that two
+// inputs that are the same JSON value compare equal.
+type pair struct {
+	tool  string
+	input string
+}
+
+// canonical returns the JSON value of raw re-encoded with sorted keys and no
+// insignificant space: two texts of one value give the same string.
+func canonical(raw json.RawMessage) (string, error) {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(v)
+	return string(b), err
+}
+
+// toolNamed returns the scenario's tool called name.
+func (s *scenario) toolNamed(name string) (tool, bool) {
+	for _, t := range s.tools {
+		if t.schema.Name == name {
+			return t, true
+		}
+	}
+	return tool{}, false
+}
+
+// lookup is the scenario's tools as a reflection.SchemaLookup.
+func (s *scenario) lookup(name string) (reflection.ToolSchema, bool) {
+	t, ok := s.toolNamed(name)
+	return t.schema, ok
+}

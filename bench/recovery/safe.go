@@ -1,5 +1,3 @@
-//go:build recoverysafe
-
 package recovery
 
 import (

@@ -2,7 +2,6 @@ package reflection
 
 import (
 	"context"
-	"strconv"
 	"time"
 )
 
@@ -20,27 +19,6 @@ func callWithTimeout(ctx context.Context, call ToolCall, fn DispatchFunc, limit 
 		o.err = &AttemptTimeoutError{Tool: call.Name, Limit: limit, Err: o.err}
 	}
 }
-
-// AttemptTimeoutError is the failure of an attempt that outlived its
-// time limit (WithAttemptTimeout for Driver.Run; a runtime with a limit of
-// its own makes the same value). It matches context.DeadlineExceeded and
-// unwraps to what the tool returned.
-type AttemptTimeoutError struct {
-	Tool  string        // the tool that ran
-	Limit time.Duration // the limit it outlived
-	Err   error         // the tool's own error; nil when it returned a result with IsError
-}
-
-// Error reads `tool "<name>" timed out after <limit>`.
-func (e *AttemptTimeoutError) Error() string {
-	return "tool " + strconv.Quote(e.Tool) + " timed out after " + e.Limit.String()
-}
-
-// Is reports whether target is context.DeadlineExceeded.
-func (e *AttemptTimeoutError) Is(target error) bool { return target == context.DeadlineExceeded }
-
-// Unwrap returns the tool's own error.
-func (e *AttemptTimeoutError) Unwrap() error { return e.Err }
 
 // callDispatch calls fn and turns a panic into a failed outcome; it sets
 // every field of o either way. It defers a named function rather than a

@@ -1,9 +1,11 @@
 package reflection
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 )
 
 var (
@@ -119,3 +121,39 @@ func (e *LoopDetectedError) Is(target error) bool { return target == ErrLoopDete
 
 // loopRefusal starts the Content of a call a loop detector refused.
 const loopRefusal = "dispatch refused before execution: "
+
+// WaitPastDeadlineError is the hard error of a wait refused because it
+// could not end before the deadline. It matches context.DeadlineExceeded.
+type WaitPastDeadlineError struct {
+	Delay time.Duration // the wait that was refused
+}
+
+// Error names the refused wait.
+func (e *WaitPastDeadlineError) Error() string {
+	return "reflection: retry in " + e.Delay.String() + " would end past the context deadline: " +
+		context.DeadlineExceeded.Error()
+}
+
+// Unwrap returns context.DeadlineExceeded.
+func (e *WaitPastDeadlineError) Unwrap() error { return context.DeadlineExceeded }
+
+// AttemptTimeoutError is the failure of an attempt that outlived its
+// time limit (WithAttemptTimeout for Driver.Run; a runtime with a limit of
+// its own makes the same value). It matches context.DeadlineExceeded and
+// unwraps to what the tool returned.
+type AttemptTimeoutError struct {
+	Tool  string        // the tool that ran
+	Limit time.Duration // the limit it outlived
+	Err   error         // the tool's own error; nil when it returned a result with IsError
+}
+
+// Error reads `tool "<name>" timed out after <limit>`.
+func (e *AttemptTimeoutError) Error() string {
+	return "tool " + strconv.Quote(e.Tool) + " timed out after " + e.Limit.String()
+}
+
+// Is reports whether target is context.DeadlineExceeded.
+func (e *AttemptTimeoutError) Is(target error) bool { return target == context.DeadlineExceeded }
+
+// Unwrap returns the tool's own error.
+func (e *AttemptTimeoutError) Unwrap() error { return e.Err }

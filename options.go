@@ -147,3 +147,17 @@ func WithRedactor(redact func(string) string) Option {
 func WithLogTexts() Option {
 	return func(d *Driver) { d.logTexts = true }
 }
+
+// WithLoopGuard ends a call whose corrections go in circles: when an
+// analysis proposes an InputFix or a ToolChange and, with it applied, the
+// next attempt would go back to a (tool, input) pair that failed earlier in
+// the call and that a correction had left (A → B → A, input 1 → input 2 →
+// input 1), the call ends softly instead (the latest failure text,
+// OutcomeFailed, ReasonCorrectionLoop), before any wait. Inputs are compared
+// as JSON values. A correction that changes nothing (a no-op fix, a
+// ToolChange to the failing tool, a dropped correction) is a plain retry,
+// which the guard leaves alone, as it leaves alone an input a human
+// approved: the strategy and the ceiling bound those.
+func WithLoopGuard() Option {
+	return func(d *Driver) { d.loopGuard = true }
+}

@@ -325,3 +325,35 @@ func TestRunWithReportSixAttempts(t *testing.T) {
 		t.Log(reflectiontest.Summary(rep))
 	})
 }
+
+// TestRecoveryNext: Next returns the same step until the runtime reports on
+// it, and changes nothing while the call runs; returning the DoneStep is the
+// one thing it changes: the ending is then final, so Stop and Refuse change
+// nothing more.
+func TestRecoveryNext(t *testing.T) {
+	stop := fmt.Errorf("runtime: %w", context.Canceled)
+	fail := reflection.ToolResult{Content: "boom", IsError: true}
+	r := reflection.NewDriver(reflection.WithStrategy(reflectiontest.NewStrategy(reflection.Retry{}, reflection.Fail{Reason: "no"}))).
+		NewRecovery(context.Background(), fixCall)
+	for _, report := range []func(){
+		func() { r.Dispatched(fail, nil) },
+		func() { r.Analyzed(recoverableWith(nil), nil) },
+		func() { r.Waited() },
+		func() { r.Dispatched(fail, nil) },
+		func() { r.Analyzed(recoverableWith(nil), nil) },
+	} {
+		first := r.Next()
+		assert.Equal(t, first, r.Next(), "a second Next returns the same step")
+		assert.Zero(t, r.Outcome(), "Next changes nothing while the call runs")
+		report()
+	}
+	// The machine has decided (the strategy's Fail), but the DoneStep is not
+	// yet returned: a Stop would still win. Once Next returns it, nothing does.
+	done := r.Next()
+	assert.Equal(t, reflection.DoneStep{Result: reflection.ToolResult{ID: "call-9", Content: "boom", IsError: true}}, done)
+	r.Stop(stop)
+	r.Refuse(reflection.ErrRetryBudget)
+	assert.Equal(t, done, r.Next())
+	assert.Equal(t, reflection.OutcomeFailed, r.Outcome())
+	assert.Equal(t, reflection.ReasonStrategy, r.Reason())
+}

@@ -47,18 +47,3 @@ func WaitPastDeadline(delay time.Duration, now, deadline time.Time) error {
 	}
 	return &WaitPastDeadlineError{Delay: delay}
 }
-
-// WaitPastDeadlineError is the hard error of a wait refused because it
-// could not end before the deadline. It matches context.DeadlineExceeded.
-type WaitPastDeadlineError struct {
-	Delay time.Duration // the wait that was refused
-}
-
-// Error names the refused wait.
-func (e *WaitPastDeadlineError) Error() string {
-	return "reflection: retry in " + e.Delay.String() + " would end past the context deadline: " +
-		context.DeadlineExceeded.Error()
-}
-
-// Unwrap returns context.DeadlineExceeded.
-func (e *WaitPastDeadlineError) Unwrap() error { return context.DeadlineExceeded }

@@ -83,24 +83,22 @@ func WithLoopDetection() Option {
 	return func(d *Driver) { d.detection = true }
 }
 
-// seen returns how often call has returned its most frequent result in the
-// session.
-func (d *LoopDetector) seen(call ToolCall) int {
-	key := callDigest(call)
+// seen returns the digest of call, and how often call has returned its most
+// frequent result in the session.
+func (d *LoopDetector) seen(call ToolCall) (key digest, most int) {
+	key = callDigest(call)
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	most := 0
 	for _, r := range d.calls[key] {
 		most = max(most, d.results[r])
 	}
-	return most
+	return key, most
 }
 
-// record notes a dispatch of call and returns how often its result has now
-// come back for it in the session.
-func (d *LoopDetector) record(call ToolCall, o *outcome) int {
-	rec := loopRecord{call: callDigest(call)}
-	rec.result = resultDigest(rec.call, o)
+// record notes a dispatch of the call whose digest is key, and returns how
+// often its result has now come back for it in the session.
+func (d *LoopDetector) record(key digest, o *outcome) int {
+	rec := loopRecord{call: key, result: resultDigest(key, o)}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.full {

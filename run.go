@@ -17,8 +17,9 @@ type runtime struct {
 	r         Recovery // the machine, by value: it stays on Run's stack
 	reflector Reflector
 	detector  *LoopDetector
-	minted    bool // the idempotency key is in ctx
-	cost      int  // the budget tokens the pending retry took
+	seen      digest // the loop detector's digest of the call being dispatched
+	minted    bool   // the idempotency key is in ctx
+	cost      int    // the budget tokens the pending retry took
 	o         outcome
 }
 
@@ -91,10 +92,12 @@ func (rt *runtime) dispatchStep() {
 	d, r := rt.d, &rt.r
 	step := r.dispatchStep()
 	if rt.detector != nil {
-		if n := rt.detector.seen(step.Call); n >= rt.detector.stopAt {
+		key, n := rt.detector.seen(step.Call)
+		if n >= rt.detector.stopAt {
 			r.Stop(&LoopDetectedError{Tool: step.Call.Name, Count: n})
 			return
 		}
+		rt.seen = key
 	}
 	var probe bool
 	if h := d.health; h != nil {
@@ -162,7 +165,7 @@ func (rt *runtime) afterDispatch(call ToolCall, o *outcome) {
 		rt.breakerChanged(call.Name, change)
 	}
 	if rt.detector != nil {
-		if n := rt.detector.record(call, o); n >= rt.detector.warnAt {
+		if n := rt.detector.record(rt.seen, o); n >= rt.detector.warnAt {
 			rt.r.Repeated(n)
 		}
 	}

@@ -55,7 +55,7 @@ func TestRecoveryActionEquality(t *testing.T) {
 	}
 }
 
-// TestRecoveryActionCompareWithValue checks the form API.md promises:
+// TestRecoveryActionCompareWithValue checks the form the package promises:
 // an interface value compares equal to a plain variant value.
 func TestRecoveryActionCompareWithValue(t *testing.T) {
 	var a reflection.RecoveryAction = reflection.Retry{Delay: 3 * time.Second}

@@ -340,7 +340,7 @@ func TestCancelEveryPoint(t *testing.T) {
 }
 
 // TestCancelSuccessIsKept: a call that succeeds is returned even when ctx
-// ended while it ran (API.md step 2: the work happened).
+// ended while it ran (step 2 of Run's rules in the package doc: the work happened).
 func TestCancelSuccessIsKept(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())

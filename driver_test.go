@@ -719,7 +719,7 @@ func TestRunSoftResults(t *testing.T) {
 	}
 }
 
-// TestRunAskUserContent checks the AskUser shape API.md fixes: the failure
+// TestRunAskUserContent checks the AskUser shape Run's rules fix: the failure
 // text, a blank line, then one sentence that contains the prompt.
 func TestRunAskUserContent(t *testing.T) {
 	tests := []struct {

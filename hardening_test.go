@@ -357,3 +357,27 @@ func TestHardeningPanickingLookupAndFilter(t *testing.T) {
 		})
 	}
 }
+
+// panickingHandler is a slog.Handler whose Handle panics.
+type panickingHandler struct{}
+
+func (panickingHandler) Enabled(context.Context, slog.Level) bool  { return true }
+func (panickingHandler) Handle(context.Context, slog.Record) error { panic("handler exploded") }
+func (h panickingHandler) WithAttrs([]slog.Attr) slog.Handler      { return h }
+func (h panickingHandler) WithGroup(string) slog.Handler           { return h }
+
+// TestHardeningPanickingLogHandler: a logger is the host's code too; a
+// handler that panics loses its record, never the call (it crashed Run
+// before).
+func TestHardeningPanickingLogHandler(t *testing.T) {
+	d := reflection.NewDriver(
+		reflection.WithLogger(slog.New(panickingHandler{})),
+		reflection.WithReflector(reflectiontest.NewReflector(reflection.FailureAnalysis{IsRecoverable: true})),
+		reflection.WithStrategy(reflection.NewExponentialBackoff(1).WithBaseDelay(0)),
+	)
+	tool := reflectiontest.NewTool(reflectiontest.Fail("boom"), reflectiontest.Succeed("ok"))
+	res, err := d.Run(context.Background(), reflection.ToolCall{ID: "1", Name: "t"}, tool.Dispatch)
+	require.NoError(t, err)
+	assert.Equal(t, reflection.ToolResult{ID: "1", Content: "ok"}, res)
+	assert.Len(t, tool.Calls(), 2)
+}

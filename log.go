@@ -6,6 +6,13 @@ import (
 	"log/slog"
 )
 
+// emit writes one record. A handler that panics loses the record, never the
+// call: the logger is the host's code, like everything else Run calls.
+func emit(ctx context.Context, l *slog.Logger, level slog.Level, msg string, attrs ...slog.Attr) {
+	defer func() { _ = recover() }()
+	l.LogAttrs(ctx, level, msg, attrs...)
+}
+
 // What a Driver logs (WithLogger). Records at Info and above carry no text
 // that may hold a secret: no failure text, root cause, reason, reflector or
 // asker error, input, reply or model-chosen tool name. Such texts ("sensitive"
@@ -30,7 +37,7 @@ func (d *Driver) logReflectorError(ctx context.Context, r *Recovery, err error) 
 	}
 	attrs := d.failureAttrs(r, level, d.callAttrs(r, r.Attempt(), slog.String("error_kind", kind)))
 	attrs = d.sensitive(attrs, level, "error", ErrorText(err))
-	l.LogAttrs(ctx, level, "reflection: reflector failed", attrs...)
+	emit(ctx, l, level, "reflection: reflector failed", attrs...)
 }
 
 // logDecision logs what the machine decided: a retry at Debug, any end of
@@ -66,14 +73,14 @@ func (d *Driver) logDecision(ctx context.Context, r *Recovery) {
 	if ended {
 		attrs = append(attrs, slog.String("end_reason", string(r.Reason())))
 	}
-	l.LogAttrs(ctx, level, "reflection: recovery decision", d.failureAttrs(r, level, attrs)...)
+	emit(ctx, l, level, "reflection: recovery decision", d.failureAttrs(r, level, attrs)...)
 }
 
 // logRefused logs, at Info, a call that ended because what calls share
 // refused a step: a circuit breaker, a retry budget, the runtime's own rule.
 func (d *Driver) logRefused(ctx context.Context, r *Recovery) {
 	if l := d.logger; l != nil {
-		l.LogAttrs(ctx, slog.LevelInfo, "reflection: call refused",
+		emit(ctx, l, slog.LevelInfo, "reflection: call refused",
 			d.callAttrs(r, r.Attempt(), slog.Int("calls", r.Calls()), slog.String("end_reason", string(r.Reason())))...)
 	}
 }
@@ -97,7 +104,7 @@ func (d *Driver) logFix(ctx context.Context, r *Recovery, attempt int, f *fixRec
 	kind := slog.String("correction_type", string(f.c.Type))
 	if f.applied {
 		attrs := d.callAttrs(r, attempt, kind, slog.Bool("human", f.human))
-		l.LogAttrs(ctx, slog.LevelDebug, "reflection: correction applied", attrs...)
+		emit(ctx, l, slog.LevelDebug, "reflection: correction applied", attrs...)
 		return
 	}
 	attrs := d.callAttrs(r, attempt, kind, slog.Bool("human", f.human), slog.String("reason", f.why))
@@ -105,13 +112,13 @@ func (d *Driver) logFix(ctx context.Context, r *Recovery, attempt int, f *fixRec
 		attrs = d.sensitive(attrs, slog.LevelWarn, "alternative_tool", f.c.AlternativeTool)
 	}
 	attrs = d.sensitive(attrs, slog.LevelWarn, "detail", f.detail)
-	l.LogAttrs(ctx, slog.LevelWarn, "reflection: correction dropped", attrs...)
+	emit(ctx, l, slog.LevelWarn, "reflection: correction dropped", attrs...)
 }
 
 // logAsking logs that a question goes to the Asker.
 func (d *Driver) logAsking(ctx context.Context, r *Recovery) {
 	if l := d.logger; l != nil {
-		l.LogAttrs(ctx, slog.LevelInfo, "reflection: asking a human", d.callAttrs(r, r.Attempt())...)
+		emit(ctx, l, slog.LevelInfo, "reflection: asking a human", d.callAttrs(r, r.Attempt())...)
 	}
 }
 
@@ -123,12 +130,12 @@ func (d *Driver) logAnswer(ctx context.Context, r *Recovery, ans Answer, err err
 	}
 	if err != nil {
 		attrs := d.sensitive(d.callAttrs(r, r.Attempt()), slog.LevelError, "error", ErrorText(err))
-		l.LogAttrs(ctx, slog.LevelError, "reflection: asker failed", attrs...)
+		emit(ctx, l, slog.LevelError, "reflection: asker failed", attrs...)
 		return
 	}
 	attrs := d.callAttrs(r, r.Attempt(), slog.Bool("approved", ans.Approve), slog.Bool("input", len(ans.Input) > 0))
 	attrs = d.sensitive(attrs, slog.LevelInfo, "reply", ans.Reply)
-	l.LogAttrs(ctx, slog.LevelInfo, "reflection: human answered", attrs...)
+	emit(ctx, l, slog.LevelInfo, "reflection: human answered", attrs...)
 }
 
 // logStop logs a hard error at Warn: a cancel, a deadline refusal, the
@@ -136,7 +143,7 @@ func (d *Driver) logAnswer(ctx context.Context, r *Recovery, ans Answer, err err
 func (d *Driver) logStop(ctx context.Context, r *Recovery, err error) {
 	if l := d.logger; l != nil {
 		call := r.original()
-		l.LogAttrs(ctx, slog.LevelWarn, "reflection: call stopped",
+		emit(ctx, l, slog.LevelWarn, "reflection: call stopped",
 			slog.String("tool", call.Name), slog.String("call_id", call.ID),
 			slog.Int("calls", r.Calls()), slog.String("outcome", r.Outcome().String()),
 			slog.String("reason", string(r.Reason())), slog.String("error", ErrorText(err)))

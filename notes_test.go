@@ -14,7 +14,7 @@ import (
 )
 
 // TestRecoveryNotes: with WithRecoveryNotes the model learns what recovery
-// did, for each ending; without it, Content is exactly API.md's.
+// did, for each ending; without it, Content is exactly as Run's rules say.
 func TestRecoveryNotes(t *testing.T) {
 	fix := &reflection.Correction{Type: reflection.InputFix, ModifiedInput: json.RawMessage(`{"path":"b"}`)}
 	advice := &reflection.Correction{Type: reflection.Escalate, Guidance: "ask the admin for access"}

@@ -14,7 +14,7 @@ import (
 // state machine itself: no Driver.Run, no goroutine, no clock. A small
 // runtime written here performs each step from the scenario's script (the
 // tool's results, the reflector's answers, the cancels, a fake clock for the
-// deadline) and must arrive where the model of API.md says, exactly as Run
+// deadline) and must arrive where the model of Run's rules says, exactly as Run
 // does. Reproduce a failure with
 //
 //	go test -run '^TestPropertyMachine$' -prop.seed=S -prop.only=I -v .

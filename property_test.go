@@ -22,7 +22,7 @@ import (
 	"github.com/loopctl-go/reflection"
 )
 
-// The property test replays generated scenarios against a model of API.md's
+// The property test replays generated scenarios against a model of the package doc's
 // "What Run does, step by step". Every scenario is derived from (seed, index)
 // alone, so a failure prints the two numbers that reproduce it:
 //
@@ -421,7 +421,7 @@ var relErrKindNames = [...]string{"nil", "exhausted", "canceled", "deadline"}
 func (k propErrKind) String() string { return relErrKindNames[k] }
 
 // propText is what a failure text must look like: exact, or (for panics and
-// broken errors, whose wording API.md leaves open) containing some words.
+// broken errors, whose wording the rules leave open) containing some words.
 type propText struct {
 	exact    string
 	isExact  bool
@@ -609,7 +609,7 @@ func relDelayFor(base, limit time.Duration, n int) time.Duration {
 	return min(d, limit)
 }
 
-// relBackoffDecide is API.md's four Decide rules, written out again.
+// relBackoffDecide is ExponentialBackoff's four Decide rules, written out again.
 func relBackoffDecide(b reflection.ExponentialBackoff, a reflection.FailureAnalysis, attempt, maxAttempts int) reflection.RecoveryAction {
 	if !a.IsRecoverable {
 		return reflection.Fail{Reason: a.RootCause}

@@ -242,7 +242,7 @@ func TestRetryAfterWaitStep(t *testing.T) {
 	}
 }
 
-// TestRetryAfterDeadline: the deadline refusal of API.md applies to the
+// TestRetryAfterDeadline: the deadline refusal of Run's rules applies to the
 // wait actually taken, hint included, and comes at once.
 func TestRetryAfterDeadline(t *testing.T) {
 	tests := []struct {

@@ -67,10 +67,10 @@ func TestOutage(t *testing.T) {
 			t.Errorf("with both options, %.2f requests per call, want fewer than %.2f", g, b)
 		}
 		if guarded.breaker == 0 {
-			t.Error("with the options, the breaker refused no call")
+			t.Error("with both options, the breaker refused no call")
 		}
 		if g, p := guarded.meanCall(), plain.meanCall(); g >= p {
-			t.Errorf("with the options, a call took %v on average, want less than %v", g, p)
+			t.Errorf("with both options, a call took %v on average, want less than %v", g, p)
 		}
 		t.Logf("virtual time:\n%s", table(plain, budgeted, guarded))
 	})

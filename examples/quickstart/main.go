@@ -16,6 +16,18 @@
 //     call ends, and the model reads the failure and the guidance in a
 //     recovery note.
 //
+// Two more show the safety that works across calls:
+//
+//   - charge_card takes the money and then times out. The Driver knows it is
+//     not idempotent (WithEffects), so the timeout is not retried blindly:
+//     the card is charged once and the model is told that a human must
+//     decide (reason ambiguous_effect). The program then runs the same call
+//     without WithEffects and prints how many times the card was charged;
+//   - get_stock depends on a service that is down. The first call fails
+//     three times in a row, which opens the tool's circuit breaker
+//     (WithHealth); the calls after it are refused without running the tool
+//     (reason circuit_open).
+//
 // Last, it runs one call with RunWithReport and prints the report as JSON.
 //
 // Run it with: go run ./examples/quickstart
@@ -44,15 +56,18 @@ func main() {
 
 func run(w io.Writer) error {
 	tools := newToolbox()
+	// Three failures in a row open a tool's breaker for 200ms. One Health
+	// is shared by the calls of a process.
+	health := reflection.NewHealth(3, 200*time.Millisecond)
 	driver := reflection.NewDriver(
-		reflection.WithReflector(reflection.Chain(
-			rules.New(rules.Defaults()...),       // timeouts, 5xx, rate limits, auth: no model needed
-			patternReflector{files: tools.files}, // what only this program knows
-		)),
+		reflection.WithReflector(reflector(tools)),
 		reflection.WithRecoveryNotes(), // the model learns what recovery did
-		// Short delays keep the demo quick: 10ms, then 20ms, 40ms, ...
-		reflection.WithStrategy(reflection.NewExponentialBackoff(3).WithBaseDelay(10*time.Millisecond)),
+		reflection.WithStrategy(backoff()),
 		reflection.WithSchemas(tools.schema),
+		// What running each tool twice does: charge_card must not run again
+		// after a failure that may have come after it took the money.
+		reflection.WithEffects(effectOf),
+		reflection.WithHealth(health),
 		reflection.WithObserver(traceObserver(w)),
 	)
 	ctx := reflection.ContextWithTask(context.Background(), "prepare the morning report")
@@ -65,26 +80,55 @@ func run(w io.Writer) error {
 	}
 	start := time.Now()
 	for _, call := range calls {
-		fmt.Fprintf(w, "\n== %s %s %s\n", call.ID, call.Name, call.Input)
-		res, err := driver.Run(ctx, call, tools.dispatch)
-		if err != nil {
-			return fmt.Errorf("%s: %w", call.ID, err)
+		if err := play(ctx, w, driver, call, tools.dispatch); err != nil {
+			return err
 		}
-		status := "ok"
-		if res.IsError {
-			status = "soft error, handed to the model"
-		}
-		fmt.Fprintf(w, "   => %s: %s\n", status, indent(res.Content))
 	}
 	fmt.Fprintf(w, "\nfour calls recovered or handed back in %v\n", time.Since(start).Round(time.Millisecond))
 
-	// The same call once more, with a report of everything it went through.
+	// A payment that may have gone through: the gateway takes the money,
+	// then times out. The rules call a timeout transient, but charge_card is
+	// not idempotent, so the Driver asks a human instead of retrying.
+	charge := reflection.ToolCall{ID: "call_5", Name: "charge_card", Input: json.RawMessage(`{"order":"A-1042","amount":"42.00 EUR"}`)}
+	if err := play(ctx, w, driver, charge, tools.dispatch); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "   the card was charged %s\n", times(tools.charges))
+	// The same call on a Driver without WithEffects, with a fresh card.
+	other := newToolbox()
+	blind := reflection.NewDriver(
+		reflection.WithReflector(reflector(other)),
+		reflection.WithStrategy(backoff()),
+		reflection.WithSchemas(other.schema),
+	)
+	if _, err := blind.Run(ctx, charge, other.dispatch); err != nil {
+		return fmt.Errorf("%s without WithEffects: %w", charge.ID, err)
+	}
+	fmt.Fprintf(w, "   without WithEffects, the timeout is retried and the card is charged %s\n", times(other.charges))
+
+	// The inventory service is down. The first call's failures open the
+	// breaker of get_stock; the calls after it are refused without running.
+	for _, call := range []reflection.ToolCall{
+		{ID: "call_6", Name: "get_stock", Input: json.RawMessage(`{"sku":"A-1042"}`)},
+		{ID: "call_7", Name: "get_stock", Input: json.RawMessage(`{"sku":"B-7"}`)},
+		{ID: "call_8", Name: "get_stock", Input: json.RawMessage(`{"sku":"C-19"}`)},
+	} {
+		if err := play(ctx, w, driver, call, tools.dispatch); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "   circuit breaker of %s: %s\n", call.Name, health.State(call.Name))
+	}
+	fmt.Fprintf(w, "\nget_stock ran %s for three calls: the open breaker refused the rest without running it\n",
+		times(tools.stockCalls))
+
+	// A call like call_2 once more, with a report of everything it went
+	// through.
 	tools.files["notes/today.md"] = "- standup at 10"
-	last := reflection.ToolCall{ID: "call_5", Name: "read_file", Input: json.RawMessage(`{"path":"notes/today.mdd"}`)}
+	last := reflection.ToolCall{ID: "call_9", Name: "read_file", Input: json.RawMessage(`{"path":"notes/today.mdd"}`)}
 	fmt.Fprintf(w, "\n== %s %s %s, with a report\n", last.ID, last.Name, last.Input)
 	rep, err := driver.RunWithReport(ctx, last, tools.dispatch)
 	if err != nil {
-		return fmt.Errorf("call_5: %w", err)
+		return fmt.Errorf("%s: %w", last.ID, err)
 	}
 	b, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
@@ -94,10 +138,54 @@ func run(w io.Writer) error {
 	return nil
 }
 
+// reflector is the quickstart's Reflector: the stock rules, then the
+// program's own patterns.
+func reflector(tools *toolbox) reflection.Reflector {
+	return reflection.Chain(
+		rules.New(rules.Defaults()...),       // timeouts, 5xx, rate limits, auth: no model needed
+		patternReflector{files: tools.files}, // what only this program knows
+	)
+}
+
+// backoff is the quickstart's strategy: up to two retries. Short delays keep
+// the demo quick: 10ms, then 20ms.
+func backoff() reflection.ExponentialBackoff {
+	return reflection.NewExponentialBackoff(2).WithBaseDelay(10 * time.Millisecond)
+}
+
+// play runs one call, with its trace, and prints what the model gets back
+// and, when the call did not succeed, why it ended (Report.Reason).
+func play(ctx context.Context, w io.Writer, driver *reflection.Driver, call reflection.ToolCall, dispatch reflection.DispatchFunc) error {
+	fmt.Fprintf(w, "\n== %s %s %s\n", call.ID, call.Name, call.Input)
+	rep, err := driver.RunWithReport(ctx, call, dispatch)
+	if err != nil {
+		return fmt.Errorf("%s: %w", call.ID, err)
+	}
+	status := "ok"
+	if rep.Result.IsError {
+		status = "soft error, handed to the model"
+	}
+	fmt.Fprintf(w, "   => %s: %s\n", status, indent(rep.Result.Content))
+	if rep.Reason != "" {
+		fmt.Fprintf(w, "   reason: %s (the tool ran %s)\n", rep.Reason, times(len(rep.Attempts)))
+	}
+	return nil
+}
+
+// times says n times in words.
+func times(n int) string {
+	if n == 1 {
+		return "once"
+	}
+	return fmt.Sprintf("%d times", n)
+}
+
 // toolbox is the simulated agent's tool registry.
 type toolbox struct {
 	files        map[string]string
 	weatherCalls int
+	charges      int // how many times charge_card took the money
+	stockCalls   int // how many times get_stock ran
 }
 
 func newToolbox() *toolbox {
@@ -112,7 +200,24 @@ var schemas = map[string]reflection.ToolSchema{
 	"search_v1":   {Name: "search_v1", Description: "deprecated: use search_v2"},
 	"search_v2":   {Name: "search_v2", InputSchema: json.RawMessage(`{"type":"object","required":["query"]}`)},
 	"write_file":  {Name: "write_file", InputSchema: json.RawMessage(`{"type":"object","required":["path","text"]}`)},
+	"charge_card": {Name: "charge_card", InputSchema: json.RawMessage(`{"type":"object","required":["order","amount"]}`)},
+	"get_stock":   {Name: "get_stock", InputSchema: json.RawMessage(`{"type":"object","required":["sku"]}`)},
 }
+
+// effects says what running each tool a second time does. A tool missing
+// here is undeclared, which the Driver treats as not idempotent.
+var effects = map[string]reflection.Effect{
+	"get_weather": reflection.EffectReadOnly,
+	"read_file":   reflection.EffectReadOnly,
+	"search_v1":   reflection.EffectReadOnly,
+	"search_v2":   reflection.EffectReadOnly,
+	"write_file":  reflection.EffectIdempotent,    // the same text again changes nothing
+	"charge_card": reflection.EffectNonIdempotent, // every run takes the money
+	"get_stock":   reflection.EffectReadOnly,
+}
+
+// effectOf is the Driver's effect func (WithEffects).
+func effectOf(tool string) reflection.Effect { return effects[tool] }
 
 // schema is the Driver's SchemaLookup: it also tells which tools exist, so a
 // ToolChange to anything else would be dropped.
@@ -123,7 +228,7 @@ func (t *toolbox) schema(name string) (reflection.ToolSchema, bool) {
 
 // dispatch plays the host framework's dispatch: it runs one tool call.
 func (t *toolbox) dispatch(_ context.Context, call reflection.ToolCall) (reflection.ToolResult, error) {
-	var in struct{ City, Path, Query, Text string }
+	var in struct{ City, Path, Query, Text, Order, Amount, SKU string }
 	if err := json.Unmarshal(call.Input, &in); err != nil {
 		return reflection.ToolResult{}, fmt.Errorf("bad input: %w", err)
 	}
@@ -146,6 +251,15 @@ func (t *toolbox) dispatch(_ context.Context, call reflection.ToolCall) (reflect
 		return reflection.ToolResult{Content: `3 results for "` + in.Query + `"`}, nil
 	case "write_file":
 		return reflection.ToolResult{Content: "open " + in.Path + ": permission denied", IsError: true}, nil
+	case "charge_card":
+		t.charges++
+		if t.charges == 1 { // the money is taken, and then the answer is lost
+			return reflection.ToolResult{}, errors.New("payment gateway timed out after 30s")
+		}
+		return reflection.ToolResult{Content: "charged " + in.Amount + " for order " + in.Order}, nil
+	case "get_stock":
+		t.stockCalls++
+		return reflection.ToolResult{}, errors.New("inventory service: 503 Service Unavailable")
 	}
 	return reflection.ToolResult{Content: "unknown tool " + call.Name, IsError: true}, nil
 }

@@ -148,8 +148,23 @@ func testCost(t *testing.T, srv *testsuite.DevServer) {
 		{{11, 2}, {11, 3}, {11, 5}},
 	}
 	for i, col := range columns {
-		assert.Equal(t, want[i], got[i], col.name)
+		if !assert.Equal(t, want[i], got[i], col.name) {
+			for j := range ids[i] {
+				t.Logf("%s, %d retries: %s", col.name, retries[j], eventTypes(ctx, t, c, ids[i][j]))
+			}
+		}
 	}
+}
+
+// eventTypes lists the types of the events of the run id, for a failure's
+// message.
+func eventTypes(ctx context.Context, t *testing.T, c client.Client, id string) string {
+	t.Helper()
+	var types []string
+	for _, e := range fetchHistory(ctx, t, c, id, "").Events {
+		types = append(types, strings.TrimPrefix(e.EventType.String(), "EVENT_TYPE_"))
+	}
+	return strings.Join(types, " ")
 }
 
 // perRetry is what a retry adds: the difference between three retries and

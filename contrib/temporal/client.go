@@ -42,9 +42,11 @@ func QueryStatus(ctx context.Context, c client.Client, workflowID, runID, callID
 // or a deployment under way), SendAnswer waits for one, silently, as long
 // as ctx allows. Bound it with a ctx deadline: when ctx ends first, the
 // error matches ctx's error and says that no worker took the answer. The
-// answer is not lost then: the server keeps it and hands it to the next
+// answer is not lost then: the server holds it and hands it to the next
 // worker, which takes it if the question still waits (a later SendAnswer
-// for the same question is then rejected with ErrNoQuestion).
+// for the same question is then rejected with ErrNoQuestion). The server
+// holds it in memory only (an Update is durable once a worker accepts it):
+// if the server restarts first, send the answer again.
 func SendAnswer(ctx context.Context, c client.Client, workflowID, runID, callID string, ans reflection.Answer) error {
 	if c == nil {
 		return errNilClient

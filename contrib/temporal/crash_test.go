@@ -63,6 +63,10 @@ func TestDevServer(t *testing.T) {
 		t.Parallel()
 		testAnswerWithoutWorker(t, srv)
 	})
+	t.Run("the same call ID twice in a row", func(t *testing.T) {
+		t.Parallel()
+		testSameCallTwice(t, srv)
+	})
 
 	t.Run("a worker killed during a Retry-After wait", func(t *testing.T) {
 		t.Parallel()

@@ -8,6 +8,7 @@ import (
 	"hash"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/loopctl-go/reflection"
 	"go.temporal.io/sdk/workflow"
@@ -35,7 +36,9 @@ const (
 )
 
 // decisionDigest returns the digest of the decisions rep records, taken at
-// point. It covers what recovery decided, in the call's own terms: each
+// point, for the call callID that Run began at began (on the workflow's
+// clock: two calls under one ID, one after the other, get different
+// digests, and so different activity IDs). It covers what recovery decided, in the call's own terms: each
 // attempt's tool and input, whether it failed, the verdict of the analysis
 // (recoverable, severity, the correction's type, input and tool, the
 // Retry-After), whether the Reflector failed, the action and its delay, the
@@ -45,10 +48,11 @@ const (
 // carries. It leaves out every free text (failure texts, root causes,
 // prompts, reasons, why a correction was dropped) and the attempts' times:
 // a new wording changes no decision.
-func decisionDigest(callID string, rep *reflection.Report, point string) string {
+func decisionDigest(callID string, began time.Time, rep *reflection.Report, point string) string {
 	d := digester{h: sha256.New()}
 	d.str("reflectiontemporal decisions 1")
 	d.str(callID)
+	d.int(began.UnixNano())
 	d.str(point)
 	d.int(int64(len(rep.Attempts)))
 	for i := range rep.Attempts {
@@ -156,7 +160,7 @@ func (rt *runtime) activityID(attempt int, point string) string {
 		id = "sha256-" + hex.EncodeToString(sum[:8])
 	}
 	rep := rt.rec.Report()
-	return id + "/" + strconv.Itoa(attempt) + "/" + point + "/" + decisionDigest(rt.state.status.CallID, &rep, point)
+	return id + "/" + strconv.Itoa(attempt) + "/" + point + "/" + decisionDigest(rt.state.status.CallID, rt.began, &rep, point)
 }
 
 // checkDecisions records the digest of rep's decisions at point with
@@ -164,7 +168,7 @@ func (rt *runtime) activityID(attempt int, point string) string {
 // one the code decides now, and panics when they differ.
 func (rt *runtime) checkDecisions(rep *reflection.Report, point string) {
 	id := rt.state.status.CallID
-	want := decisionDigest(id, rep, point)
+	want := decisionDigest(id, rt.began, rep, point)
 	var recorded string
 	err := workflow.SideEffectWithOptions(rt.ctx,
 		workflow.SideEffectOptions{Summary: "reflection: decisions of call " + strconv.Quote(id) + " (" + point + ")"},

@@ -171,6 +171,29 @@ func testAnswerWithoutWorker(t *testing.T, srv *testsuite.DevServer) {
 		waited.Round(100*time.Millisecond), err)
 }
 
+// testSameCallTwice runs one call ID twice in a row in a workflow, the
+// second Run starting in the workflow task that ends the first: the two
+// calls' activities must not share an ID.
+func testSameCallTwice(t *testing.T, srv *testsuite.DevServer) {
+	c := srv.Client()
+	queue, runs := queueName(t), filepath.Join(t.TempDir(), "tool.log")
+	startWorker(t, srv, queue, runs)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	call := reflection.ToolCall{ID: "call_0", Name: "flaky", Input: []byte(`{"failures":0}`)}
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: fmt.Sprintf("twice-%d", time.Now().UnixNano()), TaskQueue: queue},
+		twiceWorkflow, call)
+	require.NoError(t, err)
+	var outs []callOutput
+	require.NoError(t, run.Get(ctx, &outs))
+	require.Len(t, outs, 2)
+	for _, out := range outs {
+		assert.Empty(t, out.Error)
+		assert.Equal(t, reflection.ToolResult{ID: "call_0", Content: "ok after 0 retries"}, out.Result)
+	}
+	assert.Len(t, toolRuns(t, runs), 2)
+}
+
 // queueName is a task queue of the test's own.
 func queueName(t *testing.T) string {
 	return strings.NewReplacer("/", "-", " ", "-").Replace(t.Name())

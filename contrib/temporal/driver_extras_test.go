@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/loopctl-go/reflection"
@@ -75,26 +76,29 @@ func TestToolActivityTimeouts(t *testing.T) {
 }
 
 // TestToolActivityHeartbeats runs a tool longer than its heartbeat
-// timeout: the activity heartbeats for it, and stops when it returns.
+// timeout: the activity heartbeats for it, and stops when it returns. The
+// test runs in a synctest bubble: the tool's 600ms pass at once.
 func TestToolActivityHeartbeats(t *testing.T) {
-	var mu sync.Mutex
-	beats := 0
-	tool := func(ctx context.Context, call reflection.ToolCall) (reflection.ToolResult, error) {
-		time.Sleep(600 * time.Millisecond) // a real activity, on the real clock
-		return reflection.ToolResult{Content: "done"}, nil
-	}
-	h := newHarness(t, tool, nil)
-	h.env.SetOnActivityHeartbeatListener(func(*activity.Info, converter.EncodedValues) {
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		beats := 0
+		tool := func(ctx context.Context, call reflection.ToolCall) (reflection.ToolResult, error) {
+			time.Sleep(600 * time.Millisecond) // the bubble's clock
+			return reflection.ToolResult{Content: "done"}, nil
+		}
+		h := newHarness(t, tool, nil)
+		h.env.SetOnActivityHeartbeatListener(func(*activity.Info, converter.EncodedValues) {
+			mu.Lock()
+			beats++
+			mu.Unlock()
+		})
+		got := h.run(readCall, rt.WithToolActivity(workflow.ActivityOptions{HeartbeatTimeout: 200 * time.Millisecond}))
+		require.NoError(t, got.err)
+		reflectiontest.AssertOutcome(t, got.rep, reflection.OutcomeSucceeded)
 		mu.Lock()
-		beats++
-		mu.Unlock()
+		defer mu.Unlock()
+		assert.GreaterOrEqual(t, beats, 4, "a heartbeat about every 100ms while the tool ran 600ms")
 	})
-	got := h.run(readCall, rt.WithToolActivity(workflow.ActivityOptions{HeartbeatTimeout: 200 * time.Millisecond}))
-	require.NoError(t, got.err)
-	reflectiontest.AssertOutcome(t, got.rep, reflection.OutcomeSucceeded)
-	mu.Lock()
-	defer mu.Unlock()
-	assert.GreaterOrEqual(t, beats, 3, "a heartbeat about every 100ms while the tool ran 600ms")
 }
 
 // TestDriverExtrasAreNotCalled gives Run a Driver with a Reflector, an

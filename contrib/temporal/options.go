@@ -165,9 +165,10 @@ func WithReflectorActivity(o workflow.ActivityOptions) Option {
 // no map iteration whose order shows in the answer. The rules package's
 // Reflectors and a reflection.Chain of such Reflectors are; a Reflector
 // that asks a model is not (keep it in the activity, the default), nor is
-// reflection.NewCache. r receives reflection.ContextWithTask(
-// context.Background(), task), and a panic in it means Fail, as under
-// Driver.Run.
+// reflection.NewCache. It must also be quick: the SDK fails a workflow
+// task whose code runs for a second without yielding. r receives
+// reflection.ContextWithTask(context.Background(), task), and a panic in it
+// means Fail, as under Driver.Run.
 //
 // The choice is recorded with workflow.GetVersion (change ID
 // "github.com/loopctl-go/reflection/contrib/temporal/workflow-reflector")

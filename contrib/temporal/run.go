@@ -59,6 +59,7 @@ func Run(ctx workflow.Context, call reflection.ToolCall, opts ...Option) (reflec
 		key:      workflow.GetInfo(ctx).WorkflowExecution.ID + "/" + call.ID,
 	}
 	rt.v2 = workflow.GetVersion(ctx, changeID, workflow.DefaultVersion, stepsV2) >= stepsV2
+	rt.began = workflow.Now(ctx)
 	rt.warnIgnored()
 	if err := rt.register(); err != nil {
 		rec.Stop(err)
@@ -87,8 +88,9 @@ type runtime struct {
 	call     reflection.ToolCall // as the model made it
 	stratCtx context.Context     // what the strategy and an in-workflow Reflector receive
 	state    *callState
-	key      string // the idempotency key
-	v2       bool   // the history records version 2 of the steps (see version.go)
+	key      string    // the idempotency key
+	v2       bool      // the history records version 2 of the steps (see version.go)
+	began    time.Time // when Run began, on the workflow's clock
 
 	inWorkflow   workflow.Version // the in-workflow Reflector's version; 0 until asked
 	pendingWait  time.Duration    // v2: the wait the next tool activity takes before the tool runs

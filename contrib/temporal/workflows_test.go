@@ -31,6 +31,7 @@ const (
 	costWorkflow     = "cost.call"      // one call that fails a given number of times
 	plainWorkflow    = "cost.plain"     // one activity with a RetryPolicy, for comparison
 	exhaustWorkflow  = "retry.exhaust"  // one call that never succeeds; returns Run's error
+	twiceWorkflow    = "replay.twice"   // the same call, run twice in a row
 )
 
 // plainActivity is the activity of plainWorkflow.
@@ -165,6 +166,14 @@ func exhaustCall(ctx workflow.Context, raw bool) error {
 	return err
 }
 
+// twiceCall runs call, then the same call again, under the same ID: as a
+// host that numbers the calls of each turn from 0 does.
+func twiceCall(ctx workflow.Context, call reflection.ToolCall) ([]callOutput, error) {
+	first := output(rt.Run(ctx, call))
+	second := output(rt.Run(ctx, call))
+	return []callOutput{first, second}, nil
+}
+
 // registerWorkflows registers the test workflows on r.
 func registerWorkflows(r interface {
 	RegisterWorkflowWithOptions(w any, options workflow.RegisterOptions)
@@ -177,6 +186,7 @@ func registerWorkflows(r interface {
 	r.RegisterWorkflowWithOptions(costCall, workflow.RegisterOptions{Name: costWorkflow})
 	r.RegisterWorkflowWithOptions(plainCall, workflow.RegisterOptions{Name: plainWorkflow})
 	r.RegisterWorkflowWithOptions(exhaustCall, workflow.RegisterOptions{Name: exhaustWorkflow})
+	r.RegisterWorkflowWithOptions(twiceCall, workflow.RegisterOptions{Name: twiceWorkflow})
 }
 
 // The fixed inputs of the dev-server tests.

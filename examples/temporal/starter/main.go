@@ -140,7 +140,7 @@ func answer(ctx context.Context, c client.Client, id, callID string, s reflectio
 		if actx.Err() == nil || ctx.Err() != nil {
 			return err
 		}
-		fmt.Fprintf(out, "  no worker took the answer within %s: is the worker running? The server keeps the answer for the next one.\n", answerTimeout)
+		fmt.Fprintf(out, "  no worker took the answer within %s: is the worker running? The server holds the answer for the next one.\n", answerTimeout)
 		return nil
 	}
 	fmt.Fprintf(out, "  answered: approve=%t\n", ans.Approve)

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/loopctl-go/reflection"
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 )
 
@@ -35,7 +37,9 @@ var errNilRegistry = errors.New("reflectiontemporal: nil activity registry")
 // Both return what the tool and the Reflector answered, errors included, as
 // data; the activity itself fails only when Temporal cannot run it. The
 // tool's context carries the call's IdempotencyKey and CallAttempt, and is
-// the activity's own (activity.RecordHeartbeat works with it). A panic in
+// the activity's own (activity.RecordHeartbeat works with it); while the
+// tool runs, the activity heartbeats for it when the activity has a
+// HeartbeatTimeout (see WithToolActivity). A panic in
 // dispatch is a failure whose error matches reflection.ErrPanicked; one in
 // the Reflector is an error, as under Driver.Run. Both must be safe for
 // concurrent use: the worker runs activities in parallel.
@@ -63,10 +67,15 @@ type activities struct {
 
 // dispatchInput is the input of DispatchActivity.
 type dispatchInput struct {
-	Call    Call   `json:"call"`
-	Attempt int    `json:"attempt"`
-	Key     string `json:"key"`
+	Call    Call          `json:"call"`
+	Attempt int           `json:"attempt"`
+	Key     string        `json:"key"`
+	Wait    time.Duration `json:"wait,omitempty"` // to wait before the tool runs (version 2)
 }
+
+// waitErrorType is the type of the error with which the first try of a
+// tool activity that must wait asks Temporal to retry it after the wait.
+const waitErrorType = "reflection.Wait"
 
 // dispatchOutput is the result of DispatchActivity: what dispatch returned.
 type dispatchOutput struct {
@@ -74,9 +83,20 @@ type dispatchOutput struct {
 	Err    *ErrorData            `json:"err,omitempty"`
 }
 
-// runTool is DispatchActivity.
+// runTool is DispatchActivity. When the workflow asks for a wait before the
+// tool runs, the activity's first try only fails with a retryable error
+// whose NextRetryDelay is the wait, and the retry Temporal schedules after
+// it runs the tool: the wait is held by the server, durably, and the tool
+// still runs once per activity.
 func (a *activities) runTool(ctx context.Context, in dispatchInput) (dispatchOutput, error) {
+	if in.Wait > 0 && activity.GetInfo(ctx).Attempt <= 1 {
+		return dispatchOutput{}, temporal.NewApplicationErrorWithOptions(
+			"reflectiontemporal: waiting "+in.Wait.String()+" before attempt "+strconv.Itoa(in.Attempt)+" of the call",
+			waitErrorType, temporal.ApplicationErrorOptions{NextRetryDelay: in.Wait})
+	}
 	ctx = withCallInfo(ctx, callInfo{key: in.Key, attempt: in.Attempt})
+	stop := heartbeat(ctx)
+	defer stop()
 	call := in.Call.Rebuild()
 	res, err := callTool(ctx, a.dispatch, call)
 	return dispatchOutput{Result: res, Err: NewErrorData(err)}, nil

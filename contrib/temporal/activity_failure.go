@@ -12,8 +12,9 @@ import (
 // activityFailure turns the error of a tool activity that did not complete
 // into the failure of the attempt. A timeout reads as Driver.Run's attempt
 // timeout does (`tool "<name>" timed out after <d>`) and matches
-// context.DeadlineExceeded: it is how a worker that died mid-call shows, so
-// the Reflector can call it transient. Anything else says the tool could not
+// context.DeadlineExceeded: it is how a worker that died mid-call shows
+// (after a HeartbeatTimeout, the activity heartbeating by itself while the
+// tool runs), so the Reflector can call it transient. Anything else says the tool could not
 // run, with Temporal's words.
 func activityFailure(tool string, err error, o workflow.ActivityOptions) *ErrorData {
 	name := strconv.Quote(tool)
@@ -22,7 +23,9 @@ func activityFailure(tool string, err error, o workflow.ActivityOptions) *ErrorD
 		var text string
 		switch te.TimeoutType() {
 		case enumspb.TIMEOUT_TYPE_HEARTBEAT:
-			text = "tool " + name + " sent no heartbeat for " + o.HeartbeatTimeout.String()
+			// The activity heartbeats by itself while the tool runs: its
+			// worker died or hung.
+			text = "tool " + name + " timed out: no heartbeat from its worker for " + o.HeartbeatTimeout.String()
 		case enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START:
 			text = "tool " + name + " did not start within " + o.ScheduleToStartTimeout.String()
 		case enumspb.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE:

@@ -36,8 +36,17 @@ func QueryStatus(ctx context.Context, c client.Client, workflowID, runID, callID
 // and returns once the workflow has taken the answer. It returns an error
 // matching nothing in particular when the workflow rejects the answer (its
 // text says why: see ErrNoQuestion, ErrInputNotObject and
-// ErrInputWithoutApproval) or cannot be reached. The Update is processed by
-// a worker: with none running, SendAnswer waits for one until ctx ends.
+// ErrInputWithoutApproval) or cannot be reached.
+//
+// A worker validates and takes the answer: while none runs (all stopped,
+// or a deployment under way), SendAnswer waits for one, silently, as long
+// as ctx allows. Bound it with a ctx deadline: when ctx ends first, the
+// error matches ctx's error and says that no worker took the answer. The
+// answer is not lost then: the server holds it and hands it to the next
+// worker, which takes it if the question still waits (a later SendAnswer
+// for the same question is then rejected with ErrNoQuestion). The server
+// holds it in memory only (an Update is durable once a worker accepts it):
+// if the server restarts first, send the answer again.
 func SendAnswer(ctx context.Context, c client.Client, workflowID, runID, callID string, ans reflection.Answer) error {
 	if c == nil {
 		return errNilClient
@@ -49,10 +58,13 @@ func SendAnswer(ctx context.Context, c client.Client, workflowID, runID, callID 
 		Args:         []any{ans},
 		WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
-	if err != nil {
-		return fmt.Errorf("reflectiontemporal: answer call %q: %w", callID, err)
+	if err == nil {
+		err = h.Get(ctx, nil)
 	}
-	if err := h.Get(ctx, nil); err != nil {
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("reflectiontemporal: answer call %q: no worker took the answer before ctx ended: %w (%w)", callID, ctx.Err(), err)
+	}
+	if err != nil {
 		return fmt.Errorf("reflectiontemporal: answer call %q: %w", callID, err)
 	}
 	return nil

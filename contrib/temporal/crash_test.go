@@ -23,23 +23,54 @@ import (
 )
 
 // updateHistory makes TestDevServer write the history it records over the
-// committed one (testdata/history-v1.json).
+// committed one (historyFile).
 var updateHistory = flag.Bool("update-history", false, "write the history recorded on the dev server to "+historyFile)
 
-// historyFile is the committed history of historyWorkflow, recorded with
-// version 1 of Run's step order.
-const historyFile = "testdata/history-v1.json"
+// The committed histories of historyWorkflow, recorded on the dev server.
+const (
+	historyV1File = "testdata/history-v1.json" // with version 1 of Run's steps
+	historyFile   = "testdata/history-v2.json" // with version 2, today's
+)
 
 // TestDevServer runs calls on a real Temporal server, the CLI's dev
-// server, with workers in child processes that are killed (SIGKILL) in the
-// middle of a call: the call must go on in a new worker, with no tool
-// execution lost or repeated.
+// server, one for the whole test, with workers in child processes that
+// are killed (SIGKILL) in the middle of a call: the call must go on in a
+// new worker, with no tool execution lost or repeated. It also measures
+// what calls cost (see testCost), and what a RetryPolicy, a cancel and an
+// answer sent while no worker runs do. The subtests run in parallel, each
+// on its own task queue.
 func TestDevServer(t *testing.T) {
 	srv := startDevServer(t)
 	c := srv.Client()
 
+	t.Run("events and actions per retry", func(t *testing.T) {
+		t.Parallel()
+		testCost(t, srv)
+	})
+	t.Run("a worker killed during the tool", func(t *testing.T) {
+		t.Parallel()
+		testCrashDuringTool(t, srv)
+	})
+	t.Run("a RetryPolicy does not run the recovery again", func(t *testing.T) {
+		t.Parallel()
+		testRetryPolicyDoesNotRerun(t, srv)
+	})
+	t.Run("a cancel during a wait runs no tool", func(t *testing.T) {
+		t.Parallel()
+		testCancelDuringWait(t, srv)
+	})
+	t.Run("an answer sent while no worker runs", func(t *testing.T) {
+		t.Parallel()
+		testAnswerWithoutWorker(t, srv)
+	})
+	t.Run("the same call ID twice in a row", func(t *testing.T) {
+		t.Parallel()
+		testSameCallTwice(t, srv)
+	})
+
 	t.Run("a worker killed during a Retry-After wait", func(t *testing.T) {
-		queue, runs := t.Name(), filepath.Join(t.TempDir(), "tool.log")
+		t.Parallel()
+		queue, runs := queueName(t), filepath.Join(t.TempDir(), "tool.log")
 		first := startWorker(t, srv, queue, runs)
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
@@ -48,7 +79,7 @@ func TestDevServer(t *testing.T) {
 		require.NoError(t, err)
 
 		waiting := awaitState(t, c, id, quoteCall.ID, rt.StateWaiting)
-		first.kill() // mid-wait: the timer is on the server now
+		first.kill() // mid-wait: the wait is on the server now
 		require.NotNil(t, waiting.Wait)
 		assert.Equal(t, 5*time.Second, waiting.Wait.Delay)
 		assert.Equal(t, 5*time.Second, waiting.Wait.Hint)
@@ -62,7 +93,7 @@ func TestDevServer(t *testing.T) {
 		require.Len(t, out.Report.Attempts, 2)
 		assert.Equal(t, &reflection.Wait{Delay: 5 * time.Second, Hint: 5 * time.Second}, out.Report.Attempts[0].Wait)
 		gap := out.Report.Attempts[1].Start.Sub(out.Report.Attempts[0].End)
-		assert.GreaterOrEqual(t, gap, 5*time.Second, "the retry ran before the timer fired")
+		assert.GreaterOrEqual(t, gap, 5*time.Second, "the retry ran before the wait ended")
 
 		key := id + "/" + quoteCall.ID
 		assert.Equal(t, []string{
@@ -75,7 +106,8 @@ func TestDevServer(t *testing.T) {
 	})
 
 	t.Run("a worker killed while a question waits", func(t *testing.T) {
-		queue, runs := t.Name(), filepath.Join(t.TempDir(), "tool.log")
+		t.Parallel()
+		queue, runs := queueName(t), filepath.Join(t.TempDir(), "tool.log")
 		first := startWorker(t, srv, queue, runs)
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
@@ -122,7 +154,8 @@ func TestDevServer(t *testing.T) {
 	})
 
 	t.Run("an attempt that times out is retried under the same key", func(t *testing.T) {
-		queue, runs := t.Name(), filepath.Join(t.TempDir(), "tool.log")
+		t.Parallel()
+		queue, runs := queueName(t), filepath.Join(t.TempDir(), "tool.log")
 		startWorker(t, srv, queue, runs)
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
@@ -143,7 +176,8 @@ func TestDevServer(t *testing.T) {
 	})
 
 	t.Run("a history with corrections, a wait and an approval replays", func(t *testing.T) {
-		queue, runs := t.Name(), filepath.Join(t.TempDir(), "tool.log")
+		t.Parallel()
+		queue, runs := queueName(t), filepath.Join(t.TempDir(), "tool.log")
 		startWorker(t, srv, queue, runs)
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()

@@ -12,16 +12,19 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
 
 	rt "github.com/loopctl-go/reflection/contrib/temporal"
 )
@@ -36,6 +39,10 @@ const (
 	envWorkerHostPort = "REFLECTION_TEMPORAL_WORKER_HOSTPORT"
 	envWorkerQueue    = "REFLECTION_TEMPORAL_WORKER_QUEUE"
 	envWorkerLog      = "REFLECTION_TEMPORAL_WORKER_LOG"
+	// envWorkerSteps makes the worker record that version of Run's steps
+	// in new workflows (worker.Options.PreferredVersionProvider): "1" runs
+	// the first release's steps, to measure what changed.
+	envWorkerSteps = "REFLECTION_TEMPORAL_WORKER_STEPS"
 
 	// envServe turns the test binary into a guard that runs the CLI it
 	// names (see devServerMain).
@@ -171,9 +178,9 @@ type workerProcess struct {
 }
 
 // startWorker starts a worker process for queue; every tool execution is
-// logged to toolLog. The process is killed when the test ends, if it still
-// runs.
-func startWorker(t *testing.T, srv *testsuite.DevServer, queue, toolLog string) *workerProcess {
+// logged to toolLog. env adds to the worker's environment. The process is
+// killed when the test ends, if it still runs.
+func startWorker(t *testing.T, srv *testsuite.DevServer, queue, toolLog string, env ...string) *workerProcess {
 	t.Helper()
 	logFile, err := os.Create(filepath.Join(t.TempDir(), "worker.log"))
 	require.NoError(t, err)
@@ -183,6 +190,7 @@ func startWorker(t *testing.T, srv *testsuite.DevServer, queue, toolLog string) 
 		envWorkerQueue+"="+queue,
 		envWorkerLog+"="+toolLog,
 	)
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	require.NoError(t, cmd.Start())
 	w := &workerProcess{cmd: cmd, done: make(chan struct{})}
@@ -221,8 +229,18 @@ func workerMain() int {
 		return 1
 	}
 	defer c.Close()
-	w := worker.New(c, os.Getenv(envWorkerQueue), worker.Options{})
+	opts := worker.Options{}
+	if v, err := strconv.Atoi(os.Getenv(envWorkerSteps)); err == nil {
+		opts.PreferredVersionProvider = func(in worker.PreferredVersionProviderInput) *worker.VersionPreference {
+			if in.ChangeID != "github.com/loopctl-go/reflection/contrib/temporal" {
+				return nil
+			}
+			return &worker.VersionPreference{Version: workflow.Version(v)}
+		}
+	}
+	w := worker.New(c, os.Getenv(envWorkerQueue), opts)
 	registerWorkflows(w)
+	w.RegisterActivityWithOptions(plainTool, activity.RegisterOptions{Name: plainActivity})
 	if err := rt.Register(w, workerTool(os.Getenv(envWorkerLog)), workerReflector); err != nil {
 		fmt.Fprintln(os.Stderr, "worker: register:", err)
 		return 1

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"time"
 
@@ -31,9 +32,20 @@ type ErrorData struct {
 	// "deadline_exceeded" (context.DeadlineExceeded), "canceled"
 	// (context.Canceled), "permission" (os.ErrPermission), "not_exist"
 	// (fs.ErrNotExist), "panicked" (reflection.ErrPanicked), "skipped"
-	// (reflection.ErrSkipped) and "internal" (reflection.ErrInternal). A name
-	// the rebuilding side does not know is ignored.
+	// (reflection.ErrSkipped), "internal" (reflection.ErrInternal), "eof"
+	// (io.EOF) and "unexpected_eof" (io.ErrUnexpectedEOF). A name the
+	// rebuilding side does not know is ignored.
 	Is []string `json:"is,omitempty"`
+	// Errno is the name of the first syscall.Errno in the chain when it is
+	// one of a failed connection ("ECONNREFUSED", "ECONNRESET",
+	// "ECONNABORTED", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH",
+	// "ENETDOWN", "ENETRESET"): a name, since the numbers differ between
+	// systems. The rebuilt error holds the rebuilding system's own Errno.
+	Errno string `json:"errno,omitempty"`
+	// DNS is the first *net.DNSError in the chain.
+	DNS *DNSErrorData `json:"dns,omitempty"`
+	// URL is the first *url.Error in the chain.
+	URL *URLErrorData `json:"url,omitempty"`
 }
 
 // sentinels are the errors ErrorData records a match with, in the order of
@@ -49,6 +61,8 @@ var sentinels = [...]struct {
 	{"panicked", reflection.ErrPanicked},
 	{"skipped", reflection.ErrSkipped},
 	{"internal", reflection.ErrInternal},
+	{"eof", io.EOF},
+	{"unexpected_eof", io.ErrUnexpectedEOF},
 }
 
 // The methods ErrorData reads from an error chain.
@@ -64,6 +78,12 @@ type (
 // panicking Error gives a text that says so), so a broken error value never
 // fails the activity that reports it.
 func NewErrorData(err error) *ErrorData {
+	return newErrorData(err, 0)
+}
+
+// newErrorData is NewErrorData for an error found depth levels inside
+// another one's *url.Error.
+func newErrorData(err error, depth int) *ErrorData {
 	if err == nil {
 		return nil
 	}
@@ -87,6 +107,11 @@ func NewErrorData(err error) *ErrorData {
 				d.Is = append(d.Is, s.name)
 			}
 		})
+	}
+	guard(func() { d.Errno = errnoName(err) })
+	guard(func() { d.DNS = newDNSErrorData(err) })
+	if depth < maxURLDepth {
+		guard(func() { d.URL = newURLErrorData(err, depth) })
 	}
 	return d
 }
@@ -131,14 +156,16 @@ func errorText(err error) (text string) {
 // d.StatusCode is set, and a net.Error whose Timeout is true when d.Timeout
 // is set. A method is there only when the value is, so a Reflector's type
 // check (errors.As into an interface) says what it said on the original.
-// It returns nil for a nil d. The error is a *RemoteError, and shares no
+// Its chain also holds this system's syscall.Errno of the name in d.Errno,
+// a *net.DNSError built from d.DNS and a *url.Error built from d.URL, so
+// that errors.Is and errors.As find them as they found the originals. It
+// returns nil for a nil d. The error is a *RemoteError, and shares no
 // memory with d.
 func (d *ErrorData) Rebuild() error {
 	if d == nil {
 		return nil
 	}
-	e := &RemoteError{data: *d}
-	e.data.Is = append([]string(nil), d.Is...)
+	e := &RemoteError{data: d.clone()}
 	if d.RetryAfter > 0 {
 		e.traits = append(e.traits, &hintError{text: d.Text, after: d.RetryAfter})
 	}
@@ -148,7 +175,35 @@ func (d *ErrorData) Rebuild() error {
 	if d.Timeout {
 		e.traits = append(e.traits, &timeoutError{text: d.Text})
 	}
+	if errno := errnoNamed(d.Errno); errno != nil {
+		e.traits = append(e.traits, errno)
+	}
+	if d.DNS != nil {
+		e.traits = append(e.traits, d.DNS.rebuild())
+	}
+	if d.URL != nil {
+		e.traits = append(e.traits, d.URL.rebuild())
+	}
 	return e
+}
+
+// clone returns a copy of d that shares no memory with it.
+func (d *ErrorData) clone() ErrorData {
+	c := *d
+	c.Is = append([]string(nil), d.Is...)
+	if d.DNS != nil {
+		dns := *d.DNS
+		c.DNS = &dns
+	}
+	if d.URL != nil {
+		u := *d.URL
+		if u.Err != nil {
+			inner := u.Err.clone()
+			u.Err = &inner
+		}
+		c.URL = &u
+	}
+	return c
 }
 
 // RemoteError is an error rebuilt from [ErrorData] on the far side of
@@ -178,16 +233,13 @@ func (e *RemoteError) Is(target error) bool {
 }
 
 // Unwrap returns the errors that carry the recorded methods (RetryAfter,
-// StatusCode, Timeout), each with the original text, so that errors.As
-// finds exactly those.
+// StatusCode, Timeout), each with the original text, and the rebuilt
+// syscall.Errno, *net.DNSError and *url.Error, so that errors.Is and
+// errors.As find exactly those.
 func (e *RemoteError) Unwrap() []error { return e.traits }
 
 // Data returns the data the error was rebuilt from.
-func (e *RemoteError) Data() ErrorData {
-	d := e.data
-	d.Is = append([]string(nil), d.Is...)
-	return d
-}
+func (e *RemoteError) Data() ErrorData { return e.data.clone() }
 
 // hintError carries a Retry-After hint.
 type hintError struct {

@@ -21,6 +21,12 @@ const (
 	// WithReflectorActivity gives no retry policy. The Reflector's own
 	// errors are answers, not failures: they are never retried.
 	DefaultReflectorAttempts = 3
+	// DefaultToolHeartbeatTimeout is the HeartbeatTimeout of a tool attempt
+	// when WithToolActivity gives none. The tool activity heartbeats by
+	// itself while the tool runs, so a worker that dies during the tool is
+	// noticed this long after its last heartbeat, not at the end of the
+	// StartToCloseTimeout.
+	DefaultToolHeartbeatTimeout = 10 * time.Second
 )
 
 // Option configures one Run.
@@ -29,26 +35,36 @@ type Option func(*config)
 // config is what Run's options set.
 type config struct {
 	driver     *reflection.Driver
+	extras     driverExtras // what the Driver holds that only Driver.Run uses
 	task       string
 	askTimeout time.Duration // 0: AskUser ends the call as without an Asker
 	tool       workflow.ActivityOptions
 	reflector  workflow.ActivityOptions
+	inWorkflow reflection.Reflector // WithWorkflowReflector; nil: the Reflector activity
 }
 
 func newConfig(opts []Option) config {
-	c := config{
-		tool:      workflow.ActivityOptions{StartToCloseTimeout: DefaultToolTimeout},
-		reflector: workflow.ActivityOptions{StartToCloseTimeout: DefaultReflectorTimeout},
-	}
+	var c config
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&c)
 		}
 	}
-	// Every attempt and every call is an activity of its own: Temporal
-	// numbers them.
+	c.extras = extrasOf(c.driver)
+	// Run names every activity itself (see activityID).
 	c.tool.ActivityID, c.reflector.ActivityID = "", ""
+	// The Driver's attempt timeout bounds an attempt when the tool activity
+	// has no timeout of its own.
+	if c.tool.StartToCloseTimeout <= 0 && c.tool.ScheduleToCloseTimeout <= 0 && c.extras.attemptTimeout > 0 {
+		c.tool.StartToCloseTimeout = c.extras.attemptTimeout
+	}
 	c.tool = withTimeout(c.tool, DefaultToolTimeout)
+	switch {
+	case c.tool.HeartbeatTimeout == 0:
+		c.tool.HeartbeatTimeout = DefaultToolHeartbeatTimeout
+	case c.tool.HeartbeatTimeout < 0:
+		c.tool.HeartbeatTimeout = 0 // none: a dead worker shows at the end of the attempt's timeout
+	}
 	// One attempt: every failure reaches the machine, and the ceiling of
 	// six calls stays exact.
 	c.tool.RetryPolicy = oneAttempt(c.tool.RetryPolicy)
@@ -81,10 +97,15 @@ func oneAttempt(p *temporal.RetryPolicy) *temporal.RetryPolicy {
 // WithDriver sets the Driver whose settings the loop follows: its strategy,
 // schema lookup, tool-change filter, input check, corrected-input cap,
 // rate-limit cap and recovery notes. All of them run in workflow code and
-// must be deterministic (see the package documentation). Its Reflector,
-// Asker, Observer, logger and attempt timeout are Driver.Run's and are not
-// used: the Reflector is the one given to Register, and an attempt is
-// bounded by the tool activity's timeout. nil means reflection.NewDriver().
+// must be deterministic (see the package documentation). Its attempt
+// timeout (reflection.WithAttemptTimeout) becomes the tool activity's
+// StartToCloseTimeout when WithToolActivity sets no timeout. Its Reflector,
+// Asker, Observer and logger belong to Driver.Run and are not called here:
+// the Reflector is the one given to Register (or WithWorkflowReflector),
+// questions go to a human through WithAsk, and what happened is in the
+// Report Run returns and in the workflow's history. Run says so, once per
+// call, as a warning through workflow.GetLogger when the Driver has any of
+// them. nil means reflection.NewDriver().
 func WithDriver(d *reflection.Driver) Option {
 	return func(c *config) { c.driver = d }
 }
@@ -109,10 +130,15 @@ func WithAsk(timeout time.Duration) Option {
 
 // WithToolActivity sets the options of the tool activity (task queue,
 // timeouts, heartbeat, priority, a summary for the UI). Its retry policy is
-// replaced by one that allows a single attempt: recovery is the loop's, and
+// replaced by one that runs the tool once: recovery is the loop's, and
 // Temporal's own retries under it would retry too often. An ActivityID is
-// ignored: each attempt is an activity of its own. Without a StartToCloseTimeout or
-// ScheduleToCloseTimeout, an attempt gets DefaultToolTimeout. A timed-out
+// ignored: Run names each attempt. Without a StartToCloseTimeout or
+// ScheduleToCloseTimeout, an attempt gets the Driver's attempt timeout, or
+// else DefaultToolTimeout. Without a HeartbeatTimeout it gets
+// DefaultToolHeartbeatTimeout; a negative one means none. The activity
+// heartbeats by itself while the tool runs (about every half of the
+// timeout, so a tool that returns sooner sends none), and a cancel of the
+// workflow reaches the tool's ctx with the next heartbeat. A timed-out
 // attempt is a failure like any other: its text says the tool timed out,
 // and its error matches context.DeadlineExceeded. The activity options of
 // the ctx given to Run are not used.
@@ -121,11 +147,36 @@ func WithToolActivity(o workflow.ActivityOptions) Option {
 }
 
 // WithReflectorActivity sets the options of the Reflector activity (an
-// ActivityID is ignored, as for WithToolActivity). Without
+// ActivityID is ignored, as for WithToolActivity). They are not used with
+// WithWorkflowReflector. Without
 // a StartToCloseTimeout or ScheduleToCloseTimeout, an analysis gets
 // DefaultReflectorTimeout; without a retry policy, Temporal makes
 // DefaultReflectorAttempts attempts when one cannot complete. An analysis
 // that still fails means Fail, as a Reflector error does.
 func WithReflectorActivity(o workflow.ActivityOptions) Option {
 	return func(c *config) { c.reflector = o }
+}
+
+// WithWorkflowReflector runs r in workflow code, in place of the Reflector
+// activity: an analysis then costs no activity, no workflow task and no
+// Temporal Cloud action, and a retry without a wait costs one activity.
+// r must be deterministic, as the strategy must: the same Failure must get
+// the same answer on every replay, with no clock, no randomness, no I/O and
+// no map iteration whose order shows in the answer. The rules package's
+// Reflectors and a reflection.Chain of such Reflectors are; a Reflector
+// that asks a model is not (keep it in the activity, the default), nor is
+// reflection.NewCache. It must also be quick: the SDK fails a workflow
+// task whose code runs for a second without yielding. r receives
+// reflection.ContextWithTask(context.Background(), task), and a panic in it
+// means Fail, as under Driver.Run.
+//
+// The choice is recorded with workflow.GetVersion (change ID
+// "github.com/loopctl-go/reflection/contrib/temporal/workflow-reflector")
+// the first time a call of the workflow needs an analysis. A workflow
+// whose history has no such marker (it ran before the option was set)
+// keeps using the Reflector activity, so turning the option on is safe for
+// workflows in flight; turning it off is a change of workflow code, to be
+// versioned by the host. nil means the Reflector activity.
+func WithWorkflowReflector(r reflection.Reflector) Option {
+	return func(c *config) { c.inWorkflow = r }
 }

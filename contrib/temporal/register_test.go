@@ -35,8 +35,8 @@ func TestRegisterDefaultsToNoopReflector(t *testing.T) {
 
 func TestRunWithoutContext(t *testing.T) {
 	res, rep, err := rt.Run(nil, readCall)
-	require.EqualError(t, err, "reflectiontemporal: nil workflow context")
-	assert.Equal(t, reflection.ToolResult{ID: readCall.ID, Content: err.Error(), IsError: true}, res)
+	requireHardError(t, err, rt.ErrorTypeStopped, "reflectiontemporal: nil workflow context")
+	assert.Equal(t, reflection.ToolResult{ID: readCall.ID, Content: "reflectiontemporal: nil workflow context", IsError: true}, res)
 	reflectiontest.AssertOutcome(t, rep, reflection.OutcomeStopped)
 	assert.Empty(t, rep.Attempts)
 }

@@ -1,8 +1,8 @@
 package reflectiontemporal
 
 import (
+	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -11,36 +11,27 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// The version of the order in which Run performs the machine's steps, as
-// workflow.GetVersion records it in every workflow that calls Run. A later
-// release that changes what Run records in history branches on it, so that
-// workflows in flight replay as they ran.
-const (
-	changeID     = "github.com/loopctl-go/reflection/contrib/temporal"
-	stepsVersion = workflow.Version(1)
-)
-
-// errNilContext is Run's error for a nil workflow.Context.
-var errNilContext = errors.New("reflectiontemporal: nil workflow context")
-
-// errNoHuman answers an AskStep when Run may not ask (no WithAsk): the
-// Driver has an Asker, which workflow code cannot call.
-var errNoHuman = errors.New("reflectiontemporal: no human can be asked (see WithAsk)")
-
 // Run runs call with recovery inside a workflow, following the rules of
 // reflection.Recovery exactly as Driver.Run does: the tool runs as the
-// DispatchActivity (one attempt per activity), the Reflector as the
+// DispatchActivity (one tool execution per activity), the Reflector as the
 // AnalyzeActivity (its answer is recorded in history, so a replay never asks
-// it again), waits are durable timers, and, with WithAsk, AskUser waits for
-// a human's answer sent as an Update. Register the activities on the worker
-// with Register.
+// it again) or, with WithWorkflowReflector, in workflow code; a wait is
+// durable (the delay of the next tool activity's retry, held by the
+// server); and, with WithAsk, AskUser waits for a human's answer sent as an
+// Update. Register the activities on the worker with Register.
 //
 // It returns what Driver.Run returns (the result and the error) and the
-// call's Report. The error is nil but for three cases: the workflow was
-// cancelled (the error matches workflow.ErrCanceled and context.Canceled), a
-// wait would end past the workflow run's timeout (it matches
-// context.DeadlineExceeded), or the sixth call failed and the strategy still
-// said Retry (*reflection.ToolRecoveryExhaustedError).
+// call's Report. The error is nil but for three cases, each of which ends
+// the workflow for good when the workflow returns it as it is: the workflow
+// was cancelled (the error matches workflow.ErrCanceled and
+// context.Canceled, and the workflow then ends canceled); a wait would end
+// past the workflow run's timeout (a non-retryable
+// *temporal.ApplicationError of type ErrorTypeDeadline that matches
+// context.DeadlineExceeded); the sixth call failed and the strategy still
+// said Retry (type ErrorTypeExhausted, wrapping a
+// *reflection.ToolRecoveryExhaustedError). The call may also stop when it
+// cannot go on (type ErrorTypeStopped). A workflow RetryPolicy therefore
+// never runs the recovery of a call again.
 //
 // While it runs, the Query named QueryName(call.ID) returns its Status, and
 // the Update named UpdateName(call.ID) answers its question. Several calls
@@ -48,22 +39,28 @@ var errNoHuman = errors.New("reflectiontemporal: no human can be asked (see With
 // differ. A nil ctx ends the call at once with an error.
 func Run(ctx workflow.Context, call reflection.ToolCall, opts ...Option) (reflection.ToolResult, reflection.Report, error) {
 	cfg := newConfig(opts)
-	rec := cfg.driver.NewRecovery(reflection.ContextWithTask(context.Background(), cfg.task), call)
+	stratCtx := reflection.ContextWithTask(context.Background(), cfg.task)
+	rec := cfg.driver.NewRecovery(stratCtx, call)
 	if ctx == nil {
 		rec.Stop(errNilContext)
-		return finish(rec)
+		done := rec.Next().(reflection.DoneStep)
+		return done.Result, rec.Report(), hardError(done.Err)
 	}
 	if cfg.askTimeout > 0 {
 		rec.EnableAsk()
 	}
 	rt := &runtime{
-		ctx:   ctx,
-		cfg:   &cfg,
-		rec:   rec,
-		state: &callState{status: Status{CallID: call.ID, State: StateDispatching}},
-		key:   workflow.GetInfo(ctx).WorkflowExecution.ID + "/" + call.ID,
+		ctx:      ctx,
+		cfg:      &cfg,
+		rec:      rec,
+		call:     call,
+		stratCtx: stratCtx,
+		state:    &callState{status: Status{CallID: call.ID, State: StateDispatching}},
+		key:      workflow.GetInfo(ctx).WorkflowExecution.ID + "/" + call.ID,
 	}
-	workflow.GetVersion(ctx, changeID, workflow.DefaultVersion, stepsVersion)
+	rt.v2 = workflow.GetVersion(ctx, changeID, workflow.DefaultVersion, stepsV2) >= stepsV2
+	rt.began = workflow.Now(ctx)
+	rt.warnIgnored()
 	if err := rt.register(); err != nil {
 		rec.Stop(err)
 	}
@@ -78,28 +75,26 @@ func Run(ctx workflow.Context, call reflection.ToolCall, opts ...Option) (reflec
 		case reflection.AskStep:
 			rt.ask(step)
 		case reflection.DoneStep:
-			rt.state.status = Status{
-				CallID: call.ID, State: StateDone, Attempt: rec.Attempt(), Calls: rec.Calls(),
-				Outcome: rec.Outcome(), Result: &step.Result,
-			}
-			return step.Result, rec.Report(), step.Err
+			return rt.done(step)
 		}
 	}
 }
 
-// finish returns what a Recovery that has ended returns.
-func finish(rec *reflection.Recovery) (reflection.ToolResult, reflection.Report, error) {
-	done := rec.Next().(reflection.DoneStep)
-	return done.Result, rec.Report(), done.Err
-}
-
 // runtime performs the steps of one call's Recovery in workflow code.
 type runtime struct {
-	ctx   workflow.Context
-	cfg   *config
-	rec   *reflection.Recovery
-	state *callState
-	key   string // the idempotency key
+	ctx      workflow.Context
+	cfg      *config
+	rec      *reflection.Recovery
+	call     reflection.ToolCall // as the model made it
+	stratCtx context.Context     // what the strategy and an in-workflow Reflector receive
+	state    *callState
+	key      string    // the idempotency key
+	v2       bool      // the history records version 2 of the steps (see version.go)
+	began    time.Time // when Run began, on the workflow's clock
+
+	inWorkflow   workflow.Version // the in-workflow Reflector's version; 0 until asked
+	pendingWait  time.Duration    // v2: the wait the next tool activity takes before the tool runs
+	waitCutShort bool             // v2: the call stopped during such a wait
 }
 
 // callState is what the call's Query and Update see.
@@ -145,145 +140,34 @@ func (rt *runtime) enter(state State, attempt int) {
 	rt.state.status = Status{CallID: rt.state.status.CallID, State: state, Attempt: attempt, Calls: rt.rec.Calls()}
 }
 
-// dispatch runs one attempt as the tool activity and reports it.
-func (rt *runtime) dispatch(step reflection.DispatchStep) {
-	if rt.stopped() {
-		return
-	}
-	rt.enter(StateDispatching, step.Attempt)
-	opts := rt.cfg.tool
-	if opts.Summary == "" {
-		opts.Summary = fmt.Sprintf("%s (call %s, attempt %d)", step.Call.Name, rt.state.status.CallID, step.Attempt)
-	}
-	in := dispatchInput{Call: NewCall(step.Call), Attempt: step.Attempt, Key: rt.key}
-	start := workflow.Now(rt.ctx).UTC()
-	var out dispatchOutput
-	err := workflow.ExecuteActivity(workflow.WithActivityOptions(rt.ctx, opts), DispatchActivity, in).Get(rt.ctx, &out)
-	end := workflow.Now(rt.ctx).UTC()
-	if err != nil {
-		if rt.stopped() {
-			return
-		}
-		out = dispatchOutput{Err: activityFailure(step.Call.Name, err, opts)}
-	}
-	rt.rec.DispatchedAt(out.Result, out.Err.Rebuild(), start, end)
-	rt.stopped() // cancelled meanwhile: a failure is not analysed
-}
-
-// analyze asks the Reflector activity about the failure and reports its
-// answer.
-func (rt *runtime) analyze(step reflection.AnalyzeStep) {
-	rt.enter(StateAnalyzing, step.Failure.Attempt)
-	opts := rt.cfg.reflector
-	if opts.Summary == "" {
-		opts.Summary = fmt.Sprintf("analyse %s (call %s, attempt %d)", step.Failure.Tool, rt.state.status.CallID, step.Failure.Attempt)
-	}
-	var out analyzeOutput
-	err := workflow.ExecuteActivity(workflow.WithActivityOptions(rt.ctx, opts), AnalyzeActivity, NewFailure(step.Failure)).Get(rt.ctx, &out)
-	if rt.stopped() {
-		return
-	}
-	switch {
-	case err != nil:
-		rt.rec.Analyzed(reflection.FailureAnalysis{}, fmt.Errorf("reflectiontemporal: the Reflector activity failed: %w", err))
-	case out.Err != nil:
-		rt.rec.Analyzed(reflection.FailureAnalysis{}, out.Err.Rebuild())
-	case out.Analysis == nil:
-		rt.rec.Analyzed(reflection.FailureAnalysis{}, errors.New("reflectiontemporal: the Reflector activity returned no analysis"))
-	default:
-		rt.rec.Analyzed(out.Analysis.FailureAnalysis, nil)
-	}
-}
-
-// wait runs the wait before the next attempt as a durable timer, which a
-// cancel interrupts. A wait that would end past the run's timeout is
-// refused at once, as Driver.Run refuses one past ctx's deadline.
-func (rt *runtime) wait(step reflection.WaitStep) {
-	if step.Delay > 0 {
-		if rt.stopped() {
-			return
-		}
-		now := workflow.Now(rt.ctx)
-		if end, ok := rt.runEnd(); ok && !end.After(now.Add(step.Delay)) {
-			rt.rec.Stop(&deadlineError{delay: step.Delay})
-			return
-		}
-		rt.enter(StateWaiting, step.Attempt)
-		rt.state.status.Wait = &WaitStatus{Delay: step.Delay, Hint: rt.rec.Hint(), Until: now.Add(step.Delay).UTC()}
-		summary := fmt.Sprintf("wait before retrying call %s (attempt %d failed)", rt.state.status.CallID, step.Attempt)
-		err := workflow.NewTimerWithOptions(rt.ctx, step.Delay, workflow.TimerOptions{Summary: summary}).Get(rt.ctx, nil)
-		if err != nil {
-			if !rt.stopped() {
-				rt.rec.Stop(fmt.Errorf("reflectiontemporal: the wait failed: %w", err))
-			}
-			return
+// done ends the call: it shows the result through the Query, checks the
+// decisions where no activity follows them (version 2), and returns what
+// Run returns.
+func (rt *runtime) done(step reflection.DoneStep) (reflection.ToolResult, reflection.Report, error) {
+	rep := rt.rec.Report()
+	if rt.waitCutShort && len(rep.Attempts) > 0 {
+		if w := rep.Attempts[len(rep.Attempts)-1].Wait; w != nil {
+			w.Stopped = true // the cancel came during the wait the tool activity held
 		}
 	}
-	rt.rec.Waited()
+	if rt.v2 && rt.neededRecovery(&rep) {
+		rt.checkDecisions(&rep, pointEnd)
+	}
+	rt.state.status = Status{
+		CallID: rt.state.status.CallID, State: StateDone, Attempt: rt.rec.Attempt(), Calls: rt.rec.Calls(),
+		Outcome: rep.Outcome, Result: &step.Result,
+	}
+	return step.Result, rep, hardError(step.Err)
 }
 
-// runEnd returns when the workflow run times out, if it has a timeout.
-func (rt *runtime) runEnd() (time.Time, bool) {
-	info := workflow.GetInfo(rt.ctx)
-	if info.WorkflowRunTimeout <= 0 {
-		return time.Time{}, false
+// neededRecovery reports whether the end of the call rests on a decision
+// that no activity ID covers: anything but a success whose result is the
+// output of the call as the model made it.
+func (rt *runtime) neededRecovery(rep *reflection.Report) bool {
+	if rep.Outcome != reflection.OutcomeSucceeded || len(rep.Attempts) == 0 {
+		return true
 	}
-	return info.WorkflowStartTime.Add(info.WorkflowRunTimeout), true
-}
-
-// ask shows the question through the Query and waits, durably and at most
-// the ask timeout, for an answer sent as the Update.
-func (rt *runtime) ask(step reflection.AskStep) {
-	if rt.stopped() {
-		return
-	}
-	timeout := rt.cfg.askTimeout
-	if timeout <= 0 {
-		rt.rec.Answered(reflection.Answer{}, errNoHuman)
-		return
-	}
-	st := rt.state
-	now := workflow.Now(rt.ctx)
-	rt.enter(StateAsking, step.Question.Failure.Attempt)
-	st.status.Ask = &AskStatus{Question: NewQuestion(step.Question), Until: now.Add(timeout).UTC()}
-	st.answered, st.answer = false, reflection.Answer{}
-	ok, err := workflow.AwaitWithOptions(rt.ctx, workflow.AwaitOptions{
-		Timeout:      timeout,
-		TimerOptions: workflow.TimerOptions{Summary: "question for call " + st.status.CallID},
-	}, func() bool { return st.answered })
-	if err != nil {
-		if !rt.stopped() {
-			rt.rec.Stop(fmt.Errorf("reflectiontemporal: the wait for an answer failed: %w", err))
-		}
-		return
-	}
-	if !ok {
-		rt.rec.Answered(reflection.Answer{}, &askTimeoutError{timeout: timeout})
-		return
-	}
-	rt.rec.Answered(st.answer, nil)
-}
-
-// stopError ends a call whose workflow was cancelled. It matches the
-// workflow context's error (workflow.ErrCanceled) and context.Canceled.
-type stopError struct{ cause error }
-
-func (e *stopError) Error() string        { return "reflectiontemporal: call stopped: " + e.cause.Error() }
-func (e *stopError) Unwrap() error        { return e.cause }
-func (e *stopError) Is(target error) bool { return target == context.Canceled }
-
-// deadlineError refuses a wait that would end past the run's timeout. It
-// matches context.DeadlineExceeded.
-type deadlineError struct{ delay time.Duration }
-
-func (e *deadlineError) Error() string {
-	return "reflectiontemporal: retry in " + e.delay.String() + " would end past the workflow run's timeout"
-}
-func (e *deadlineError) Is(target error) bool { return target == context.DeadlineExceeded }
-
-// askTimeoutError is the answer to a question nobody answered in time.
-type askTimeoutError struct{ timeout time.Duration }
-
-func (e *askTimeoutError) Error() string {
-	return "reflectiontemporal: no answer within " + e.timeout.String()
+	last := rep.Attempts[len(rep.Attempts)-1]
+	return rep.Result.Content != last.Result.Content ||
+		last.Call.Name != rt.call.Name || !bytes.Equal(last.Call.Input, rt.call.Input)
 }

@@ -145,6 +145,7 @@ func scenarios() []scenario {
 				require.ErrorAs(t, got.err, &ex)
 				assert.Equal(t, 6, ex.Attempts)
 				assert.Equal(t, "read_file", ex.Tool)
+				requireHardError(t, got.err, rt.ErrorTypeExhausted, `reflection: tool "read_file" still failing after 6 attempts`)
 			},
 		},
 		{
@@ -273,8 +274,10 @@ func TestRunMatchesDriver(t *testing.T) {
 			if want.err == nil {
 				assert.NoError(t, got.err)
 			} else {
+				// Run's hard error wraps Driver.Run's in a non-retryable
+				// application error.
 				require.Error(t, got.err)
-				assert.Equal(t, want.err.Error(), got.err.Error())
+				assert.Equal(t, want.err.Error(), errors.Unwrap(got.err).Error())
 			}
 			assert.Equal(t, sc.outcome, got.rep.Outcome, reflectiontest.Summary(got.rep))
 			assert.Len(t, tool.Calls(), sc.calls)

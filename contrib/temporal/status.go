@@ -12,8 +12,8 @@ type State string
 // The states of a call.
 const (
 	StateDispatching State = "dispatching" // the tool activity runs
-	StateAnalyzing   State = "analyzing"   // the Reflector activity runs
-	StateWaiting     State = "waiting"     // a durable timer runs before the next attempt
+	StateAnalyzing   State = "analyzing"   // the Reflector runs
+	StateWaiting     State = "waiting"     // a durable wait before the next attempt, then the attempt itself (its tool activity holds the wait)
 	StateAsking      State = "asking"      // the call waits for a human's answer
 	StateDone        State = "done"        // the call has ended
 )

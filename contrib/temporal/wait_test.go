@@ -11,6 +11,7 @@ import (
 	"github.com/loopctl-go/reflection/reflectiontest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	rt "github.com/loopctl-go/reflection/contrib/temporal"
@@ -64,7 +65,9 @@ func TestWaitPastRunTimeoutIsRefused(t *testing.T) {
 	got := h.run(readCall)
 
 	require.ErrorIs(t, got.err, context.DeadlineExceeded)
-	assert.EqualError(t, got.err, "reflectiontemporal: retry in 50s would end past the workflow run's timeout")
+	requireHardError(t, got.err, rt.ErrorTypeDeadline, "reflectiontemporal: retry in 50s would end past the workflow run's timeout")
+	require.NotNil(t, got.rep.Attempts[0].Wait)
+	assert.True(t, got.rep.Attempts[0].Wait.Stopped, "the report says the wait was refused")
 	reflectiontest.AssertOutcome(t, got.rep, reflection.OutcomeStopped)
 	assert.Equal(t, reflection.ToolResult{ID: readCall.ID, Content: "429 too many requests (retry after 50s)", IsError: true}, got.res)
 	assert.Len(t, tool.Calls(), 1)
@@ -82,6 +85,10 @@ func TestCancelDuringWait(t *testing.T) {
 	assert.Equal(t, reflection.ToolResult{ID: readCall.ID, Content: "429 too many requests (retry after 1m0s)", IsError: true}, got.res)
 	assert.Len(t, tool.Calls(), 1, "the retry never ran")
 	assert.Equal(t, h.start.Add(20*time.Second), h.env.Now().UTC(), "the cancel cut the wait short")
+	require.NotNil(t, got.rep.Attempts[0].Wait)
+	assert.True(t, got.rep.Attempts[0].Wait.Stopped, "the report says the wait was cut short, as Driver.Run's does")
+	var canceled *temporal.CanceledError
+	assert.ErrorAs(t, got.err, &canceled, "a cancel is returned as it is: the workflow that returns it ends canceled")
 }
 
 func TestCancelDuringQuestion(t *testing.T) {

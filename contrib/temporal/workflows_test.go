@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/loopctl-go/reflection"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
@@ -25,7 +27,15 @@ const (
 	questionWorkflow = "crash.question" // one call that asks a human
 	historyWorkflow  = "replay.history" // two calls at once: corrections, a wait, an approval
 	timeoutWorkflow  = "crash.timeout"  // one call whose first attempt outlives its timeout
+	toolWorkflow     = "crash.tool"     // one call whose first attempt hangs until its worker dies
+	costWorkflow     = "cost.call"      // one call that fails a given number of times
+	plainWorkflow    = "cost.plain"     // one activity with a RetryPolicy, for comparison
+	exhaustWorkflow  = "retry.exhaust"  // one call that never succeeds; returns Run's error
+	twiceWorkflow    = "replay.twice"   // the same call, run twice in a row
 )
+
+// plainActivity is the activity of plainWorkflow.
+const plainActivity = "cost.plain-tool"
 
 // callOutput is what a test workflow returns for one call.
 type callOutput struct {
@@ -79,7 +89,11 @@ func historyAgent(ctx workflow.Context, task string) ([]callOutput, error) {
 // agentWithSource is historyAgent with the jitter drawn from src.
 func agentWithSource(ctx workflow.Context, task string, src rand.Source) ([]callOutput, error) {
 	backoff := reflection.NewExponentialBackoff(3).WithJitter(0.5).WithRandSource(src)
-	d := reflection.NewDriver(reflection.WithStrategy(backoff), reflection.WithRecoveryNotes())
+	return agentWithDriver(ctx, task, reflection.NewDriver(reflection.WithStrategy(backoff), reflection.WithRecoveryNotes()))
+}
+
+// agentWithDriver is historyAgent with the Driver d.
+func agentWithDriver(ctx workflow.Context, task string, d *reflection.Driver) ([]callOutput, error) {
 	outs := make([]callOutput, len(historyCalls))
 	wg := workflow.NewWaitGroup(ctx)
 	for i, call := range historyCalls {
@@ -93,6 +107,73 @@ func agentWithSource(ctx workflow.Context, task string, src rand.Source) ([]call
 	return outs, nil
 }
 
+// toolCrashCall runs one call with the default options: a worker that dies
+// during the tool is noticed by the missing heartbeats.
+func toolCrashCall(ctx workflow.Context, call reflection.ToolCall) (callOutput, error) {
+	return output(rt.Run(ctx, call)), nil
+}
+
+// costInput says how costCall runs its call.
+type costInput struct {
+	Failures   int  `json:"failures"`    // the tool fails this many times, then succeeds
+	InWorkflow bool `json:"in_workflow"` // the Reflector runs in workflow code
+	NoWait     bool `json:"no_wait"`     // retries without a wait
+}
+
+// costCall runs one call of the tool "flaky", which fails in.Failures
+// times, with the default backoff (waits of 100ms, 200ms, 400ms) or none.
+func costCall(ctx workflow.Context, in costInput) (callOutput, error) {
+	backoff := reflection.NewExponentialBackoff(3)
+	if in.NoWait {
+		backoff = backoff.WithBaseDelay(0)
+	}
+	opts := []rt.Option{rt.WithDriver(reflection.NewDriver(reflection.WithStrategy(backoff)))}
+	if in.InWorkflow {
+		opts = append(opts, rt.WithWorkflowReflector(workerReflector))
+	}
+	call := reflection.ToolCall{ID: "call_cost", Name: "flaky", Input: json.RawMessage(fmt.Sprintf(`{"failures":%d}`, in.Failures))}
+	return output(rt.Run(ctx, call, opts...)), nil
+}
+
+// plainCall runs plainActivity, which fails failures times, under a
+// RetryPolicy: what a call costs without recovery.
+func plainCall(ctx workflow.Context, failures int) error {
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: time.Minute,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: 100 * time.Millisecond, MaximumAttempts: 10},
+	})
+	return workflow.ExecuteActivity(ctx, plainActivity, failures).Get(ctx, nil)
+}
+
+// plainTool is plainActivity: it fails until its attempt passes failures.
+func plainTool(ctx context.Context, failures int) error {
+	if int(activity.GetInfo(ctx).Attempt) <= failures {
+		return errors.New("503 service unavailable")
+	}
+	return nil
+}
+
+// exhaustCall runs a call of "always_down" with a strategy that always
+// retries at once, and returns Run's error as it is; with raw, it returns a
+// plain error of the same text instead, as a host would have to before Run
+// returned non-retryable errors.
+func exhaustCall(ctx workflow.Context, raw bool) error {
+	call := reflection.ToolCall{ID: "call_down", Name: "always_down", Input: json.RawMessage(`{}`)}
+	_, _, err := rt.Run(ctx, call, rt.WithDriver(reflection.NewDriver(reflection.WithStrategy(alwaysRetry{}))))
+	if raw && err != nil {
+		return errors.New(err.Error())
+	}
+	return err
+}
+
+// twiceCall runs call, then the same call again, under the same ID: as a
+// host that numbers the calls of each turn from 0 does.
+func twiceCall(ctx workflow.Context, call reflection.ToolCall) ([]callOutput, error) {
+	first := output(rt.Run(ctx, call))
+	second := output(rt.Run(ctx, call))
+	return []callOutput{first, second}, nil
+}
+
 // registerWorkflows registers the test workflows on r.
 func registerWorkflows(r interface {
 	RegisterWorkflowWithOptions(w any, options workflow.RegisterOptions)
@@ -101,12 +182,18 @@ func registerWorkflows(r interface {
 	r.RegisterWorkflowWithOptions(questionCall, workflow.RegisterOptions{Name: questionWorkflow})
 	r.RegisterWorkflowWithOptions(historyAgent, workflow.RegisterOptions{Name: historyWorkflow})
 	r.RegisterWorkflowWithOptions(timeoutCall, workflow.RegisterOptions{Name: timeoutWorkflow})
+	r.RegisterWorkflowWithOptions(toolCrashCall, workflow.RegisterOptions{Name: toolWorkflow})
+	r.RegisterWorkflowWithOptions(costCall, workflow.RegisterOptions{Name: costWorkflow})
+	r.RegisterWorkflowWithOptions(plainCall, workflow.RegisterOptions{Name: plainWorkflow})
+	r.RegisterWorkflowWithOptions(exhaustCall, workflow.RegisterOptions{Name: exhaustWorkflow})
+	r.RegisterWorkflowWithOptions(twiceCall, workflow.RegisterOptions{Name: twiceWorkflow})
 }
 
 // The fixed inputs of the dev-server tests.
 var (
 	quoteCall = reflection.ToolCall{ID: "call_quote", Name: "fetch_quote", Input: json.RawMessage(`{"symbol":"TMPRL"}`)}
 	slowCall  = reflection.ToolCall{ID: "call_slow", Name: "charge_card", Input: json.RawMessage(`{"cents":1200}`)}
+	hangCall  = reflection.ToolCall{ID: "call_hang", Name: "slow_report", Input: json.RawMessage(`{"quarter":"Q3"}`)}
 	fileCall  = reflection.ToolCall{ID: "call_file", Name: "read_file", Input: json.RawMessage(`{"path":"/srv/report.txt"}`)}
 	humanFix  = json.RawMessage(`{"path":"/srv/public/report.txt"}`)
 	searchFix = json.RawMessage(`{"q":"temporal durable timers","limit":5}`)
@@ -148,6 +235,24 @@ func workerTool(log string) reflection.DispatchFunc {
 			return reflection.ToolResult{Content: "charge " + key + " already made; nothing charged twice"}, nil
 		case call.Name == "fetch_page" && attempt == 0:
 			return reflection.ToolResult{Content: "connection reset by peer", IsError: true}, nil
+		case call.Name == "flaky":
+			var in struct{ Failures int }
+			_ = json.Unmarshal(call.Input, &in)
+			if attempt < in.Failures {
+				return reflection.ToolResult{}, errors.New("503 service unavailable")
+			}
+			return reflection.ToolResult{Content: "ok after " + strconv.Itoa(attempt) + " retries"}, nil
+		case call.Name == "always_down":
+			return reflection.ToolResult{}, errors.New("503 service unavailable")
+		case call.Name == "slow_report" && attempt == 0:
+			// The worker is killed while this runs.
+			select {
+			case <-ctx.Done():
+			case <-time.After(2 * time.Minute):
+			}
+			return reflection.ToolResult{}, errors.New("interrupted")
+		case call.Name == "slow_report":
+			return reflection.ToolResult{Content: "Q3 report ready"}, nil
 		}
 		return reflection.ToolResult{Content: "page of " + string(call.Input)}, nil
 	}
@@ -181,3 +286,11 @@ var workerReflector = reflection.ReflectorFunc(func(_ context.Context, f reflect
 	}
 	return recoverable(f.Error), nil
 })
+
+// alwaysRetry is a strategy that retries every failure at once: with it a
+// call that keeps failing is exhausted.
+type alwaysRetry struct{}
+
+func (alwaysRetry) Decide(context.Context, reflection.FailureAnalysis, int, int) reflection.RecoveryAction {
+	return reflection.Retry{}
+}

@@ -69,6 +69,11 @@ func Agent(ctx workflow.Context, turn Turn) ([]Result, error) {
 		wg.Add(1)
 		workflow.Go(ctx, func(ctx workflow.Context) {
 			defer wg.Done()
+			// The Reflector runs as an activity. This one only checks typed
+			// errors, so it is deterministic and could run in workflow code
+			// instead (reflectiontemporal.WithWorkflowReflector(Reflector)),
+			// saving an activity and a workflow task per retry; one that asks
+			// a model must stay an activity.
 			res, rep, err := reflectiontemporal.Run(ctx, call,
 				reflectiontemporal.WithDriver(driver),
 				reflectiontemporal.WithTask(turn.Task),

@@ -27,6 +27,9 @@ import (
 // publicReport is the input a human approves instead of the private path.
 const publicReport = `{"path":"/public/sales.txt"}`
 
+// answerTimeout bounds how long an answer waits for a worker to take it.
+const answerTimeout = 30 * time.Second
+
 func main() {
 	address := flag.String("address", "127.0.0.1:7233", "the Temporal server's frontend address")
 	approve := flag.Bool("approve", false, "approve the question without asking on the terminal")
@@ -129,8 +132,16 @@ func answer(ctx context.Context, c client.Client, id, callID string, s reflectio
 	if approve {
 		ans = reflection.Answer{Approve: true, Input: json.RawMessage(publicReport)}
 	}
-	if err := reflectiontemporal.SendAnswer(ctx, c, id, "", callID, ans); err != nil {
-		return err
+	// A worker takes the answer: with none running, SendAnswer would wait
+	// for one as long as its ctx allows.
+	actx, cancel := context.WithTimeout(ctx, answerTimeout)
+	defer cancel()
+	if err := reflectiontemporal.SendAnswer(actx, c, id, "", callID, ans); err != nil {
+		if actx.Err() == nil || ctx.Err() != nil {
+			return err
+		}
+		fmt.Fprintf(out, "  no worker took the answer within %s: is the worker running? The server holds the answer for the next one.\n", answerTimeout)
+		return nil
 	}
 	fmt.Fprintf(out, "  answered: approve=%t\n", ans.Approve)
 	return nil

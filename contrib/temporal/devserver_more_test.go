@@ -1,0 +1,213 @@
+package reflectiontemporal_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/reflectiontest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+
+	rt "github.com/loopctl-go/reflection/contrib/temporal"
+)
+
+// testCrashDuringTool kills the worker while the tool runs. The tool
+// activity heartbeats by itself, so the server notices the dead worker a
+// heartbeat timeout later (DefaultToolHeartbeatTimeout), not at the end of
+// the attempt's 5-minute timeout; the attempt fails as a timeout, and the
+// retry runs in a new worker.
+func testCrashDuringTool(t *testing.T, srv *testsuite.DevServer) {
+	c := srv.Client()
+	queue, runs := queueName(t), filepath.Join(t.TempDir(), "tool.log")
+	first := startWorker(t, srv, queue, runs)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	id := fmt.Sprintf("tool-%d", time.Now().UnixNano())
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue}, toolWorkflow, hangCall)
+	require.NoError(t, err)
+
+	awaitToolRuns(t, runs, 1) // the tool runs in the first worker
+	first.kill()
+	killed := time.Now()
+	second := startWorker(t, srv, queue, runs)
+
+	var out callOutput
+	require.NoError(t, run.Get(ctx, &out))
+	recovered := time.Since(killed)
+	assert.Empty(t, out.Error)
+	assert.Equal(t, reflection.ToolResult{ID: hangCall.ID, Content: "Q3 report ready"}, out.Result)
+	reflectiontest.AssertOutcome(t, out.Report, reflection.OutcomeSucceeded)
+	require.Len(t, out.Report.Attempts, 2)
+	assert.Equal(t, `tool "slow_report" timed out: no heartbeat from its worker for 10s`, out.Report.Attempts[0].Failure)
+
+	key := id + "/" + hangCall.ID
+	assert.Equal(t, []string{
+		fmt.Sprintf("%d slow_report %s 0", first.pid(), key),
+		fmt.Sprintf("%d slow_report %s 1", second.pid(), key),
+	}, toolRuns(t, runs), "the attempt the dead worker ran, and one retry")
+	assert.Less(t, recovered, rt.DefaultToolHeartbeatTimeout+20*time.Second,
+		"the dead worker was noticed by its missing heartbeats, not at the end of the 5-minute timeout")
+	t.Logf("observed: worker killed during the tool; the call succeeded %s later (heartbeat timeout %s); "+
+		"%d tool executions (%q)", recovered.Round(100*time.Millisecond), rt.DefaultToolHeartbeatTimeout,
+		len(toolRuns(t, runs)), toolRuns(t, runs))
+}
+
+// testRetryPolicyDoesNotRerun runs a call that is exhausted in a workflow
+// with a RetryPolicy of three attempts, returning Run's error as it is: the
+// workflow fails once, for good, after six tool executions. Returning a
+// plain error of the same text instead (what a host had to do before Run's
+// errors were non-retryable) lets the policy run the recovery again.
+func testRetryPolicyDoesNotRerun(t *testing.T, srv *testsuite.DevServer) {
+	c := srv.Client()
+	queue, runs := queueName(t), filepath.Join(t.TempDir(), "tool.log")
+	startWorker(t, srv, queue, runs)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	policy := &temporal.RetryPolicy{InitialInterval: 100 * time.Millisecond, MaximumAttempts: 3}
+
+	id := fmt.Sprintf("exhaust-%d", time.Now().UnixNano())
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue, RetryPolicy: policy},
+		exhaustWorkflow, false)
+	require.NoError(t, err)
+	err = run.Get(ctx, nil)
+	var app *temporal.ApplicationError
+	require.ErrorAs(t, err, &app)
+	assert.True(t, app.NonRetryable())
+	assert.Equal(t, rt.ErrorTypeExhausted, app.Type())
+	assert.Len(t, toolRuns(t, runs), reflection.MaxRecoveryAttempts+1, "six executions, one run")
+	hist := fetchHistory(ctx, t, c, id, run.GetRunID())
+	last := hist.Events[len(hist.Events)-1]
+	require.Equal(t, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED, last.EventType)
+	assert.Empty(t, last.GetWorkflowExecutionFailedEventAttributes().NewExecutionRunId, "no second run")
+
+	rawRuns := filepath.Join(t.TempDir(), "raw.log")
+	startWorker(t, srv, queue+"-raw", rawRuns)
+	raw, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID: id + "-raw", TaskQueue: queue + "-raw", RetryPolicy: &temporal.RetryPolicy{InitialInterval: 100 * time.Millisecond, MaximumAttempts: 2},
+	}, exhaustWorkflow, true)
+	require.NoError(t, err)
+	require.Error(t, raw.Get(ctx, nil))
+	assert.Len(t, toolRuns(t, rawRuns), 2*(reflection.MaxRecoveryAttempts+1), "a retryable error ran the recovery twice")
+	t.Logf("observed: Run's error returned as it is: %d tool executions under a RetryPolicy of 3 attempts; "+
+		"a plain error of the same text: %d under a policy of 2", reflection.MaxRecoveryAttempts+1, len(toolRuns(t, rawRuns)))
+}
+
+// testCancelDuringWait cancels a workflow while its call waits on a
+// Retry-After hint, a wait the next tool activity holds as its retry
+// delay: the server cancels the activity at once, and the tool never runs
+// again, not even when the wait would have ended.
+func testCancelDuringWait(t *testing.T, srv *testsuite.DevServer) {
+	c := srv.Client()
+	queue, runs := queueName(t), filepath.Join(t.TempDir(), "tool.log")
+	startWorker(t, srv, queue, runs)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	id := fmt.Sprintf("cancel-%d", time.Now().UnixNano())
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue}, waitWorkflow, quoteCall)
+	require.NoError(t, err)
+
+	waiting := awaitState(t, c, id, quoteCall.ID, rt.StateWaiting)
+	require.NoError(t, c.CancelWorkflow(ctx, id, ""))
+	var out callOutput
+	require.NoError(t, run.Get(ctx, &out), "the test workflow returns the call's outcome")
+	assert.Contains(t, out.Error, "canceled")
+	reflectiontest.AssertOutcome(t, out.Report, reflection.OutcomeStopped)
+	require.NotNil(t, out.Report.Attempts[0].Wait)
+	assert.True(t, out.Report.Attempts[0].Wait.Stopped)
+
+	time.Sleep(time.Until(waiting.Wait.Until) + 2*time.Second) // past the end of the wait
+	assert.Len(t, toolRuns(t, runs), 1, "the retry never ran")
+}
+
+// testAnswerWithoutWorker answers a question while no worker runs: the
+// Update waits for a worker, so SendAnswer returns only when its ctx ends,
+// with an error that says so. The answer is not lost: the server hands it
+// to the next worker, which takes it.
+func testAnswerWithoutWorker(t *testing.T, srv *testsuite.DevServer) {
+	c := srv.Client()
+	queue, runs := queueName(t), filepath.Join(t.TempDir(), "tool.log")
+	first := startWorker(t, srv, queue, runs)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	id := fmt.Sprintf("answer-%d", time.Now().UnixNano())
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue}, questionWorkflow, fileCall)
+	require.NoError(t, err)
+	awaitState(t, c, id, fileCall.ID, rt.StateAsking)
+	first.kill()
+
+	bounded, stop := context.WithTimeout(ctx, 3*time.Second)
+	defer stop()
+	sent := time.Now()
+	err = rt.SendAnswer(bounded, c, id, "", fileCall.ID, reflection.Answer{Approve: true, Input: humanFix})
+	waited := time.Since(sent)
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "deadline"), "%v", err)
+	assert.Contains(t, err.Error(), "no worker took the answer")
+	assert.Less(t, waited, 6*time.Second, "SendAnswer returned when its ctx ended")
+
+	second := startWorker(t, srv, queue, runs)
+	var out callOutput
+	require.NoError(t, run.Get(ctx, &out))
+	reflectiontest.AssertOutcome(t, out.Report, reflection.OutcomeSucceeded)
+	assert.Equal(t, &reflection.Answer{Approve: true, Input: humanFix}, out.Report.Attempts[0].Ask.Answer,
+		"the answer sent while no worker ran was taken by the next one")
+	key := id + "/" + fileCall.ID
+	assert.Equal(t, []string{
+		fmt.Sprintf("%d read_file %s 0", first.pid(), key),
+		fmt.Sprintf("%d read_file %s 1", second.pid(), key),
+	}, toolRuns(t, runs))
+	t.Logf("observed: SendAnswer with no worker returned after %s (its ctx's 3s) with %q; the next worker took the answer",
+		waited.Round(100*time.Millisecond), err)
+}
+
+// testSameCallTwice runs one call ID twice in a row in a workflow, the
+// second Run starting in the workflow task that ends the first: the two
+// calls' activities must not share an ID.
+func testSameCallTwice(t *testing.T, srv *testsuite.DevServer) {
+	c := srv.Client()
+	queue, runs := queueName(t), filepath.Join(t.TempDir(), "tool.log")
+	startWorker(t, srv, queue, runs)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	call := reflection.ToolCall{ID: "call_0", Name: "flaky", Input: []byte(`{"failures":0}`)}
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: fmt.Sprintf("twice-%d", time.Now().UnixNano()), TaskQueue: queue},
+		twiceWorkflow, call)
+	require.NoError(t, err)
+	var outs []callOutput
+	require.NoError(t, run.Get(ctx, &outs))
+	require.Len(t, outs, 2)
+	for _, out := range outs {
+		assert.Empty(t, out.Error)
+		assert.Equal(t, reflection.ToolResult{ID: "call_0", Content: "ok after 0 retries"}, out.Result)
+	}
+	assert.Len(t, toolRuns(t, runs), 2)
+}
+
+// queueName is a task queue of the test's own.
+func queueName(t *testing.T) string {
+	return strings.NewReplacer("/", "-", " ", "-").Replace(t.Name())
+}
+
+// awaitToolRuns polls the tool log until it has n lines.
+func awaitToolRuns(t *testing.T, name string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(name); err == nil && strings.Count(string(b), "\n") >= n {
+			return
+		}
+		time.Sleep(100 * time.Millisecond) // an integration test polls a real server
+	}
+	t.Fatalf("the tool log %s never had %d lines", name, n)
+}

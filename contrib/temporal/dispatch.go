@@ -1,0 +1,65 @@
+package reflectiontemporal
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/loopctl-go/reflection"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+)
+
+// activityNotRegistered is the type of the failure of an activity that the
+// worker which took it has not registered.
+const activityNotRegistered = "ActivityNotRegisteredError"
+
+// dispatch runs one attempt as the tool activity and reports it. From
+// version 2 on, a wait decided before this attempt is taken by the activity
+// itself: its first try only asks Temporal to retry it after the wait, and
+// the retry runs the tool (see runTool); the tool still runs once.
+func (rt *runtime) dispatch(step reflection.DispatchStep) {
+	wait := rt.pendingWait
+	rt.pendingWait = 0
+	if rt.stopped() {
+		return
+	}
+	if wait == 0 {
+		rt.enter(StateDispatching, step.Attempt)
+	}
+	opts := rt.cfg.tool
+	if opts.Summary == "" {
+		opts.Summary = fmt.Sprintf("%s (call %s, attempt %d)", step.Call.Name, rt.state.status.CallID, step.Attempt)
+	}
+	if rt.v2 {
+		opts.ActivityID = rt.activityID(step.Attempt, pointTool)
+		if wait > 0 {
+			opts.RetryPolicy = &temporal.RetryPolicy{InitialInterval: wait, MaximumAttempts: 2}
+			if opts.ScheduleToCloseTimeout > 0 {
+				opts.ScheduleToCloseTimeout += wait
+			}
+		}
+	}
+	in := dispatchInput{Call: NewCall(step.Call), Attempt: step.Attempt, Key: rt.key, Wait: wait}
+	now := workflow.Now(rt.ctx).UTC()
+	start := now.Add(wait)
+	var out dispatchOutput
+	err := workflow.ExecuteActivity(workflow.WithActivityOptions(rt.ctx, opts), DispatchActivity, in).Get(rt.ctx, &out)
+	end := workflow.Now(rt.ctx).UTC()
+	if err != nil {
+		if rt.stopped() {
+			rt.waitCutShort = end.Before(start)
+			return
+		}
+		var app *temporal.ApplicationError
+		if rt.v2 && errors.As(err, &app) && app.Type() == activityNotRegistered {
+			rt.rec.Stop(&noDispatchError{cause: err})
+			return
+		}
+		out = dispatchOutput{Err: activityFailure(step.Call.Name, err, opts)}
+	}
+	if end.Before(start) { // a worker that knows no waits ran the tool at once
+		start = now
+	}
+	rt.rec.DispatchedAt(out.Result, out.Err.Rebuild(), start, end)
+	rt.stopped() // cancelled meanwhile: a failure is not analysed
+}

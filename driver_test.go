@@ -1102,3 +1102,27 @@ func TestDriverWith(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, res.IsError)
 }
+
+func TestDriverRuntimeOptions(t *testing.T) {
+	assert.Equal(t, reflection.RuntimeOptions{}, (*reflection.Driver)(nil).RuntimeOptions())
+	assert.Equal(t, reflection.RuntimeOptions{}, reflection.NewDriver().RuntimeOptions())
+	h, b := reflection.NewHealth(0, 0), reflection.NewRetryBudget(0)
+	asker := reflection.AskerFunc(func(context.Context, reflection.Question) (reflection.Answer, error) { return reflection.Answer{}, nil })
+	logger := slog.New(slog.DiscardHandler)
+	var finished int
+	o := reflection.NewDriver(
+		reflection.WithReflector(reflection.NoopReflector{}), reflection.WithAsker(asker), reflection.WithLogger(logger),
+		reflection.WithObserver(reflection.Observer{Finished: func(context.Context, int, reflection.ToolResult, error) { finished++ }}),
+		reflection.WithAttemptTimeout(time.Second), reflection.WithHealth(h), reflection.WithRetryBudget(b), reflection.WithLoopDetection(),
+	).RuntimeOptions()
+	assert.Equal(t, reflection.NoopReflector{}, o.Reflector)
+	assert.NotNil(t, o.Asker)
+	assert.Same(t, logger, o.Logger)
+	require.NotNil(t, o.Observer)
+	o.Observer.Finished(context.Background(), 1, reflection.ToolResult{}, nil)
+	assert.Equal(t, 1, finished)
+	assert.Equal(t, time.Second, o.AttemptTimeout)
+	assert.Same(t, h, o.Health)
+	assert.Same(t, b, o.RetryBudget)
+	assert.True(t, o.LoopDetection)
+}

@@ -27,7 +27,7 @@ var machineFiles = []string{
 // runtimeFiles hold Driver.Run, the runtime: what they declare, the machine
 // must not use.
 var runtimeFiles = []string{
-	"budget.go", "dispatch.go", "driver.go", "health.go", "idempotency.go",
+	"budget.go", "dispatch.go", "driver.go", "health.go", "idempotency.go", "runtime_options.go",
 	"log.go", "loop_detector.go", "observer.go", "options.go", "run.go", "wait.go",
 }
 

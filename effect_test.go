@@ -618,3 +618,62 @@ func TestEffectIssueReproduction(t *testing.T) {
 		}
 	}
 }
+
+// TestEffectGuardAttemptTimeout checks that an attempt cut short by
+// WithAttemptTimeout is ambiguous too: the tool may have acted before it was
+// too slow.
+func TestEffectGuardAttemptTimeout(t *testing.T) {
+	for _, eff := range []reflection.Effect{reflection.EffectNonIdempotent, reflection.EffectKeyed, reflection.EffectReadOnly} {
+		t.Run(eff.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				calls := 0
+				slowOnce := func(ctx context.Context, _ reflection.ToolCall) (reflection.ToolResult, error) {
+					calls++
+					if calls == 1 {
+						<-ctx.Done()
+						return reflection.ToolResult{}, ctx.Err()
+					}
+					return reflection.ToolResult{Content: "sent"}, nil
+				}
+				d := reflection.NewDriver(
+					reflection.WithEffects(sfOneEffect(eff)),
+					reflection.WithAttemptTimeout(time.Second),
+					reflection.WithReflector(sfAlways(sfRecoverable(nil))),
+					reflection.WithStrategy(sfRetry(0)),
+				)
+				rep, err := d.RunWithReport(context.Background(), sfCall("send_email", `{"to":"a@example.com"}`), slowOnce)
+				require.NoError(t, err)
+				if eff == reflection.EffectNonIdempotent {
+					assert.Equal(t, 1, calls, "dispatches")
+					assert.Equal(t, reflection.ReasonAmbiguousEffect, rep.Reason)
+					assert.True(t, strings.HasPrefix(rep.Result.Content, `tool "send_email" timed out after 1s`), "%q", rep.Result.Content)
+					return
+				}
+				assert.Equal(t, 2, calls, "dispatches")
+				assert.Equal(t, reflection.OutcomeSucceeded, rep.Outcome)
+			})
+		})
+	}
+}
+
+// TestEffectGuardApprovalAppliesTheCorrection checks that a human's approval
+// of a keyed tool's changed retry runs it with the correction, as any
+// approval does.
+func TestEffectGuardApprovalAppliesTheCorrection(t *testing.T) {
+	asker := &sfAsker{ans: reflection.Answer{Approve: true}}
+	tool := reflectiontest.NewTool(reflectiontest.Fail("gateway timeout"), reflectiontest.Succeed("charged"))
+	d := reflection.NewDriver(
+		reflection.WithEffects(sfOneEffect(reflection.EffectKeyed)),
+		reflection.WithReflector(sfAlways(sfRecoverable(sfInputFix(`{"amount":1000,"currency":"usd"}`)))),
+		reflection.WithStrategy(sfRetry(0)),
+		reflection.WithAsker(asker),
+	)
+	rep, err := d.RunWithReport(context.Background(), sfCall("charge_card", sfChargeInput), tool.Dispatch)
+	require.NoError(t, err)
+	assert.Equal(t, reflection.OutcomeSucceeded, rep.Outcome)
+	require.Len(t, asker.asked(), 1, "the changed retry of a keyed tool is put to a human")
+	assert.Regexp(t, sfMayHaveActed, asker.asked()[0].Prompt)
+	calls := tool.Calls()
+	require.Len(t, calls, 2)
+	assert.JSONEq(t, `{"amount":1000,"currency":"usd"}`, string(calls[1].Input), "the approved retry runs with the correction")
+}

@@ -342,3 +342,62 @@ func TestRetryBudgetSharedByDrivers(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, reflection.ReasonBudgetExhausted, rep.Reason)
 }
+
+// TestRetryBudgetLastRetryApproved checks that when the retry that succeeded
+// was a human's approval, the call gives back what that retry took: nothing,
+// not the earlier charged retry's tokens. The approval retries at once, or
+// after a rate-limit hint's wait.
+func TestRetryBudgetLastRetryApproved(t *testing.T) {
+	for _, hint := range []time.Duration{0, 2 * time.Second} {
+		t.Run(fmt.Sprintf("hint %v", hint), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				b := reflection.NewRetryBudget(100)
+				asker := &sfAsker{ans: reflection.Answer{Approve: true}}
+				tool := newSfTokenTool(b, reflectiontest.Fail("503"), reflectiontest.Fail("503"), reflectiontest.Succeed("ok"))
+				a := sfRecoverable(nil)
+				a.RetryAfter = hint
+				d := reflection.NewDriver(
+					reflection.WithRetryBudget(b),
+					reflection.WithReflector(sfAlways(a)),
+					reflection.WithStrategy(reflectiontest.NewStrategy(reflection.Retry{}, reflection.AskUser{Prompt: "again?"})),
+					reflection.WithAsker(asker),
+				)
+				res, err := d.Run(context.Background(), sfCall("fetch", `{}`), tool.dispatch)
+				require.NoError(t, err)
+				require.Equal(t, "ok", res.Content)
+				require.Len(t, asker.asked(), 1)
+				assert.Equal(t, []int{100, 95, 95}, tool.seen(), "tokens at each dispatch")
+				assert.Equal(t, 95, b.Tokens(), "the last retry (approved) took nothing, so nothing comes back")
+			})
+		})
+	}
+}
+
+// TestRetryBudgetNotChargedForDecisionsThatEndTheCall checks that a Retry the
+// Driver's own rules end at the decision (a hint over the cap, a correction
+// loop) reaches no wait, so takes no tokens.
+func TestRetryBudgetNotChargedForDecisionsThatEndTheCall(t *testing.T) {
+	t.Run("hint over the cap", func(t *testing.T) {
+		b := reflection.NewRetryBudget(100)
+		a := sfRecoverable(nil)
+		a.RetryAfter = 5 * time.Minute
+		d := reflection.NewDriver(reflection.WithRetryBudget(b), reflection.WithReflector(sfAlways(a)), reflection.WithStrategy(sfRetry(0)))
+		rep, err := d.RunWithReport(context.Background(), sfCall("fetch", `{}`), reflectiontest.NewTool(reflectiontest.Fail("429")).Dispatch)
+		require.NoError(t, err)
+		assert.Equal(t, reflection.ReasonHintOverCap, rep.Reason)
+		assert.Equal(t, 100, b.Tokens())
+	})
+	t.Run("correction loop", func(t *testing.T) {
+		b := reflection.NewRetryBudget(100)
+		d := reflection.NewDriver(
+			reflection.WithRetryBudget(b),
+			reflection.WithReflector(reflectiontest.NewReflector(sfRecoverable(sfToolChange("b")), sfRecoverable(sfToolChange("a")))),
+			reflection.WithStrategy(sfRetry(0)),
+			reflection.WithLoopGuard(),
+		)
+		rep, err := d.RunWithReport(context.Background(), sfCall("a", `{}`), reflectiontest.NewTool(reflectiontest.Fail("503")).Dispatch)
+		require.NoError(t, err)
+		assert.Equal(t, reflection.ReasonCorrectionLoop, rep.Reason)
+		assert.Equal(t, 95, b.Tokens(), "one retry ran (a → b); the looping one reached no wait")
+	})
+}

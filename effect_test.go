@@ -677,3 +677,43 @@ func TestEffectGuardApprovalAppliesTheCorrection(t *testing.T) {
 	require.Len(t, calls, 2)
 	assert.JSONEq(t, `{"amount":1000,"currency":"usd"}`, string(calls[1].Input), "the approved retry runs with the correction")
 }
+
+// TestEffectGuardKeyedDroppedCorrections checks, for a keyed tool after an
+// ambiguous failure, that a correction the Driver's own guards drop changes
+// nothing (the retry runs the same call, under the same key), and that an
+// input equal as a JSON value (escapes, order, spaces) is the same input.
+func TestEffectGuardKeyedDroppedCorrections(t *testing.T) {
+	tests := []struct {
+		name string
+		c    *reflection.Correction
+		opts []reflection.Option
+	}{
+		{"duplicate keys", sfInputFix(`{"amount":1000,"amount":5,"currency":"eur"}`), nil},
+		{"keys differing in case", sfInputFix(`{"amount":1000,"Amount":5,"currency":"eur"}`), nil},
+		{"over the size cap", sfInputFix(`{"amount":1000,"currency":"usd","note":"` + strings.Repeat("x", 64) + `"}`),
+			[]reflection.Option{reflection.WithMaxCorrectedInput(32)}},
+		{"refused by the input check", sfInputFix(`{"amount":1000,"currency":"usd"}`),
+			[]reflection.Option{reflection.WithInputCheck(func(string, json.RawMessage) error { return errors.New("no") })}},
+		{"refused by the tool-change filter", sfToolChange("refund_card"),
+			[]reflection.Option{reflection.WithAllowedTools("charge_card")}},
+		{"same value, escaped", sfInputFix(`{"amount":1000,"currency":"\u0065ur"}`), nil},
+		{"same value, reordered and spaced", sfInputFix("{\n  \"currency\": \"eur\",\n  \"amount\": 1000\n}"), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tool := newSfKeyTool(reflectiontest.Fail("gateway timeout"), reflectiontest.Succeed("charged"))
+			d := reflection.NewDriver(append([]reflection.Option{
+				reflection.WithEffects(sfOneEffect(reflection.EffectKeyed)),
+				reflection.WithReflector(sfAlways(sfRecoverable(tt.c))),
+				reflection.WithStrategy(sfRetry(0)),
+			}, tt.opts...)...)
+			rep, err := d.RunWithReport(context.Background(), sfCall("charge_card", sfChargeInput), tool.dispatch)
+			require.NoError(t, err)
+			assert.Equal(t, reflection.OutcomeSucceeded, rep.Outcome, "reason %q", rep.Reason)
+			keys := tool.seen()
+			if assert.Len(t, keys, 2) {
+				assert.Equal(t, keys[0], keys[1], "the retry ran under another key")
+			}
+		})
+	}
+}

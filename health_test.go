@@ -608,3 +608,20 @@ func TestHealthCap(t *testing.T) {
 	assert.Positive(t, open, "the second failures opened nothing")
 	assert.Equal(t, reflection.BreakerOpen, h.State("hot"))
 }
+
+// TestHealthEveryFailureCounts checks that a panic and a failure that had no
+// effect are failures for the breaker like any other.
+func TestHealthEveryFailureCounts(t *testing.T) {
+	for name, o := range map[string]reflectiontest.Outcome{
+		"panic":     reflectiontest.Panic("client crashed"),
+		"no effect": reflectiontest.Error(fmt.Errorf("connection refused: %w", reflection.ErrNoEffect)),
+		"error":     reflectiontest.Error(errors.New("EOF")),
+		"result":    reflectiontest.Fail("500"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := reflection.NewHealth(1, time.Hour)
+			sfRunN(t, reflection.NewDriver(reflection.WithHealth(h)), 1, sfCall("search", `{}`), reflectiontest.NewTool(o).Dispatch)
+			assert.Equal(t, reflection.BreakerOpen, h.State("search"))
+		})
+	}
+}

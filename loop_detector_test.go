@@ -195,6 +195,9 @@ func TestLoopDetectorCountsIdenticalResults(t *testing.T) {
 			{`{"q":1,"r":[1,2]}`, ok("a"), false}, {"{ \"r\" : [ 1, 2 ],\n \"q\" : 1 }", ok("a"), false},
 			{`{"r":[1,2],"q":1}`, ok("a"), true},
 		}},
+		{"escaped strings are the same input", 2, []run{
+			{`{"q":"abc"}`, ok("a"), false}, {`{"q":"\u0061bc"}`, ok("a"), false}, {`{"q":"ab\u0063"}`, ok("a"), true},
+		}},
 		{"another input is another call", 2, []run{
 			{`{"q":1}`, ok("a"), false}, {`{"q":1}`, ok("a"), false},
 			{`{"q":2}`, ok("a"), false}, {`{"q":2}`, ok("a"), false}, {`{"q":1}`, ok("a"), true},

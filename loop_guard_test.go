@@ -73,6 +73,15 @@ func TestLoopGuardEndsCircles(t *testing.T) {
 			failures: 3,
 		}, 2},
 		{sfLoopCase{
+			name: "input 1 → 2 → 1, a string escaped",
+			call: sfCall("a", `{"city":"Lisbon"}`),
+			corrections: []*reflection.Correction{
+				sfInputFix(`{"city":"Porto"}`),
+				sfInputFix(`{"city":"Lisb\u006fn"}`),
+			},
+			failures: 3,
+		}, 2},
+		{sfLoopCase{
 			name: "A(1) → B(1) → B(2) → A(2) → A(1)",
 			call: sfCall("a", `{"n":1}`),
 			corrections: []*reflection.Correction{

@@ -122,6 +122,13 @@ func TestReasonThroughTheDriver(t *testing.T) {
 		{"declined", reflection.ReasonDeclined, reflection.OutcomeAskedUser, false, func(t *testing.T) sfReasonSetup {
 			return sfReasonSetup{bg, ask(&sfAsker{ans: reflection.Answer{Reply: "no"}}), call, failThenOK()}
 		}},
+		{"AskUser at the sixth failure, with an Asker", reflection.ReasonStrategy, reflection.OutcomeAskedUser, false, func(t *testing.T) sfReasonSetup {
+			s := reflectiontest.NewStrategy(reflection.Retry{}, reflection.Retry{}, reflection.Retry{}, reflection.Retry{}, reflection.Retry{}, reflection.AskUser{Prompt: "?"})
+			return sfReasonSetup{bg, []reflection.Option{
+				reflection.WithReflector(sfAlways(sfRecoverable(nil))), reflection.WithStrategy(s),
+				reflection.WithAsker(&sfAsker{ans: reflection.Answer{Approve: true}}),
+			}, call, fail()}
+		}},
 		{"asker error", reflection.ReasonAskFailed, reflection.OutcomeAskedUser, false, func(t *testing.T) sfReasonSetup {
 			return sfReasonSetup{bg, ask(&sfAsker{err: errors.New("tty closed")}), call, failThenOK()}
 		}},

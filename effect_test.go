@@ -717,3 +717,49 @@ func TestEffectGuardKeyedDroppedCorrections(t *testing.T) {
 		})
 	}
 }
+
+// TestEffectGuardKeyedComparesWithTheCallThatFailed checks that a keyed
+// tool's retry is compared with the call that just failed (after earlier
+// corrections), not with the original call.
+func TestEffectGuardKeyedComparesWithTheCallThatFailed(t *testing.T) {
+	tool := reflectiontest.NewTool(
+		reflectiontest.Error(fmt.Errorf("invalid currency, nothing charged: %w", reflection.ErrNoEffect)),
+		reflectiontest.Fail("gateway timeout"),
+		reflectiontest.Succeed("charged"),
+	)
+	d := reflection.NewDriver(
+		reflection.WithEffects(sfOneEffect(reflection.EffectKeyed)),
+		reflection.WithReflector(reflectiontest.NewReflector(
+			sfRecoverable(sfInputFix(`{"amount":1000,"currency":"usd"}`)),
+			sfRecoverable(sfInputFix(`{"currency":"usd","amount":1000}`)),
+		)),
+		reflection.WithStrategy(sfRetry(0)),
+	)
+	rep, err := d.RunWithReport(context.Background(), sfCall("charge_card", sfChargeInput), tool.Dispatch)
+	require.NoError(t, err)
+	assert.Equal(t, reflection.OutcomeSucceeded, rep.Outcome, "reason %q", rep.Reason)
+	assert.Len(t, tool.Calls(), 3)
+}
+
+// TestEffectGuardResultWithANoEffectError checks that the dispatch error
+// decides: a failure result that comes with an error matching ErrNoEffect
+// had no effect, and is retried.
+func TestEffectGuardResultWithANoEffectError(t *testing.T) {
+	calls := 0
+	dispatch := func(context.Context, reflection.ToolCall) (reflection.ToolResult, error) {
+		calls++
+		if calls == 1 {
+			return reflection.ToolResult{Content: "rejected", IsError: true}, fmt.Errorf("validation failed before sending: %w", reflection.ErrNoEffect)
+		}
+		return reflection.ToolResult{Content: "sent"}, nil
+	}
+	d := reflection.NewDriver(
+		reflection.WithEffects(sfOneEffect(reflection.EffectNonIdempotent)),
+		reflection.WithReflector(sfAlways(sfRecoverable(nil))),
+		reflection.WithStrategy(sfRetry(0)),
+	)
+	res, err := d.Run(context.Background(), sfCall("send_email", `{}`), dispatch)
+	require.NoError(t, err)
+	assert.Equal(t, "sent", res.Content)
+	assert.Equal(t, 2, calls)
+}

@@ -625,3 +625,64 @@ func TestHealthEveryFailureCounts(t *testing.T) {
 		})
 	}
 }
+
+// TestHealthProbeSlotNotLeaked checks that a half-open breaker's probe slot
+// goes to a call that is dispatched: a call that ends before its dispatch
+// (its ctx ended first, or the loop detector refused it) must not keep the
+// slot, or the breaker would refuse every later call for good.
+func TestHealthProbeSlotNotLeaked(t *testing.T) {
+	const openFor = 10 * time.Second
+	tests := []struct {
+		name string
+		run  func(t *testing.T, h *reflection.Health) // a call that never reaches dispatch
+	}{
+		{"ctx cancelled before Run", func(t *testing.T, h *reflection.Health) {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			tool := reflectiontest.NewTool(reflectiontest.Succeed("ok"))
+			_, err := reflection.NewDriver(reflection.WithHealth(h)).Run(ctx, sfCall("search", `{}`), tool.Dispatch)
+			require.ErrorIs(t, err, context.Canceled)
+			require.Empty(t, tool.Calls())
+		}},
+		{"ctx cancelled by the AttemptStart hook", func(t *testing.T, h *reflection.Health) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			d := reflection.NewDriver(reflection.WithHealth(h), reflection.WithObserver(reflection.Observer{
+				AttemptStart: func(ctx context.Context, _ int, _ reflection.ToolCall) context.Context {
+					cancel()
+					return ctx
+				},
+			}))
+			_, _ = d.Run(ctx, sfCall("search", `{}`), func(ctx context.Context, _ reflection.ToolCall) (reflection.ToolResult, error) {
+				return reflection.ToolResult{}, ctx.Err()
+			})
+		}},
+		{"refused by the loop detector", func(t *testing.T, h *reflection.Health) {
+			det := reflection.NewLoopDetector(1, 1)
+			ctx := reflection.ContextWithLoopDetector(context.Background(), det)
+			same := reflectiontest.NewTool(reflectiontest.Succeed("same"))
+			_, err := reflection.NewDriver(reflection.WithLoopDetection()).Run(ctx, sfCall("search", `{}`), same.Dispatch)
+			require.NoError(t, err)
+			d := reflection.NewDriver(reflection.WithHealth(h), reflection.WithLoopDetection())
+			_, err = d.Run(ctx, sfCall("search", `{}`), same.Dispatch)
+			require.ErrorIs(t, err, reflection.ErrLoopDetected)
+			require.Len(t, same.Calls(), 1)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				h := reflection.NewHealth(1, openFor)
+				d := reflection.NewDriver(reflection.WithHealth(h))
+				sfOpenAndWait(t, d, h, "search", openFor)
+				tt.run(t, h)
+				next := reflectiontest.NewTool(reflectiontest.Succeed("ok"))
+				res, err := d.Run(context.Background(), sfCall("search", `{}`), next.Dispatch)
+				require.NoError(t, err)
+				assert.Equal(t, "ok", res.Content, "the next call should be the probe")
+				assert.Len(t, next.Calls(), 1)
+				assert.Equal(t, reflection.BreakerClosed, h.State("search"))
+			})
+		})
+	}
+}

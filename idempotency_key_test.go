@@ -199,3 +199,23 @@ func TestEffectsSuccessPathAllocatesNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestIdempotencyKeyAfterToolChangeToAKeyedTool checks that a call that
+// moves onto a keyed tool gets a key for that tool's attempts, the same for
+// each of them, and none for the tool that is not keyed.
+func TestIdempotencyKeyAfterToolChangeToAKeyedTool(t *testing.T) {
+	tool := newSfKeyTool(reflectiontest.Fail("a is read-only and failed"), sfNoEffect, reflectiontest.Succeed("done"))
+	d := reflection.NewDriver(
+		reflection.WithEffects(sfEffects(map[string]reflection.Effect{"lookup": reflection.EffectReadOnly, "create": reflection.EffectKeyed})),
+		reflection.WithReflector(reflectiontest.NewReflector(sfRecoverable(sfToolChange("create")), sfRecoverable(nil))),
+		reflection.WithStrategy(sfRetry(0)),
+	)
+	_, err := d.Run(context.Background(), sfCall("lookup", `{"sku":"A-1"}`), tool.dispatch)
+	require.NoError(t, err)
+	reflectiontest.AssertCallNames(t, tool.tool, "lookup", "create", "create")
+	keys := tool.seen()
+	require.Len(t, keys, 3)
+	assert.Equal(t, "", keys[0], "the read-only tool got a minted key")
+	sfCheckKeyShape(t, keys[1])
+	assert.Equal(t, keys[1], keys[2], "the keyed tool's retry ran under another key")
+}

@@ -345,3 +345,19 @@ func TestLoopDetectorConcurrent(t *testing.T) {
 	assert.Len(t, tool.Calls(), n+1)
 	assert.False(t, errors.Is(err, context.Canceled))
 }
+
+// TestLoopDetectorNoteWithinOneCall checks the note on a call whose own
+// retries repeat one failure until the strategy gives up.
+func TestLoopDetectorNoteWithinOneCall(t *testing.T) {
+	s := newSfSession(2, 10,
+		reflection.WithRecoveryNotes(),
+		reflection.WithReflector(sfAlways(sfRecoverable(nil))),
+		reflection.WithStrategy(reflectiontest.NewStrategy(reflection.Retry{}, reflection.Retry{}, reflection.Fail{Reason: "enough"})),
+	)
+	tool := reflectiontest.NewTool(reflectiontest.Fail("no rows"))
+	res, err := s.d.Run(s.ctx, sfCall("query", `{"sql":"select 1"}`), tool.Dispatch)
+	require.NoError(t, err)
+	assert.Len(t, tool.Calls(), 3)
+	assert.True(t, strings.HasPrefix(res.Content, "no rows"), "%q", res.Content)
+	assert.Contains(t, res.Content, sfRepeatNote(3))
+}

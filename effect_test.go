@@ -528,7 +528,7 @@ func TestFailureEffect(t *testing.T) {
 }
 
 // TestEffectGuardWithoutWithEffects checks that without the option a
-// non-idempotent failure retries as API.md says (the guard is opt-in).
+// non-idempotent failure retries as it always did (the guard is opt-in).
 func TestEffectGuardWithoutWithEffects(t *testing.T) {
 	tool := reflectiontest.NewTool(reflectiontest.Fail("gateway timeout"), reflectiontest.Succeed("charged"))
 	d := reflection.NewDriver(

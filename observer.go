@@ -68,8 +68,10 @@ type Observer struct {
 	// how the call ended: what Run returns, the outcome and its reason.
 	Ended func(ctx context.Context, end CallEnd)
 
-	// BreakerChanged is called when a dispatch of this Driver's calls
-	// changes the state of a tool's circuit breaker (WithHealth).
+	// BreakerChanged is called when one of this Driver's calls changes the
+	// state of a tool's circuit breaker (WithHealth): a failure opens it, a
+	// probe let through after openFor moves it from open to half_open, the
+	// probe's success closes it and its failure opens it again.
 	BreakerChanged func(ctx context.Context, tool string, from, to BreakerState)
 }
 

@@ -239,6 +239,7 @@ func (rt *runtime) askStep() {
 	d.logAnswer(rt.ctx, r, ans, err)
 	r.answered(ans, err)
 	if r.pending() == phaseDispatch { // approved, and retried at once
+		rt.cost = 0 // a human's approval is not charged
 		rt.reportFixes(attempt)
 	}
 }

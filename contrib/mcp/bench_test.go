@@ -1,4 +1,4 @@
-package mcp_test
+package reflectionmcp_test
 
 import (
 	"context"
@@ -8,15 +8,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/loopctl-go/reflection"
-	reflectmcp "github.com/loopctl-go/reflection/contrib/mcp"
+	reflectionmcp "github.com/loopctl-go/reflection/contrib/mcp"
 )
 
-// BenchmarkLookup is the cost the Driver pays per failure to find a schema.
-func BenchmarkLookup(b *testing.B) {
+// BenchmarkSchema is the cost the Driver pays per failure to find a schema.
+func BenchmarkSchema(b *testing.B) {
 	f := newFixture(b, 0)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, ok := f.tools.Lookup("search_v2"); !ok {
+		if _, ok := f.tools.Schema("search_v2"); !ok {
 			b.Fatal("search_v2 not found")
 		}
 	}
@@ -31,7 +31,7 @@ func BenchmarkResultText(b *testing.B) {
 	}}
 	b.ReportAllocs()
 	for b.Loop() {
-		_ = reflectmcp.ResultText(res)
+		_ = reflectionmcp.ResultText(res)
 	}
 }
 
@@ -53,8 +53,8 @@ func BenchmarkCall(b *testing.B) {
 		}
 	})
 	b.Run("driver", func(b *testing.B) {
-		d := reflection.NewDriver(reflection.WithSchemas(f.tools.Lookup))
-		dispatch := reflectmcp.Dispatch(f.session)
+		d := reflection.NewDriver(reflection.WithSchemas(f.tools.Schemas()))
+		dispatch := reflectionmcp.Dispatch(f.session)
 		call := reflection.ToolCall{ID: "c", Name: "read_file", Input: input}
 		b.ReportAllocs()
 		for b.Loop() {

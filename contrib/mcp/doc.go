@@ -1,32 +1,26 @@
-// Package mcp runs the tool calls of an MCP client through a
+// Package reflectionmcp runs the tool calls of an MCP client through a
 // [reflection.Driver], for the official Go SDK of the Model Context Protocol
-// (github.com/modelcontextprotocol/go-sdk).
+// (github.com/modelcontextprotocol/go-sdk). In this documentation, mcp.X
+// names the SDK's X.
 //
-// The SDK's package is named mcp too, and a host imports both: import this
-// one under another name,
+// # What it wraps
 //
-//	import reflectmcp "github.com/loopctl-go/reflection/contrib/mcp"
+// An *mcp.ClientSession, connected to one server. [Dispatch] turns it into
+// a [reflection.DispatchFunc]: each attempt of a call is one tools/call
+// request. [CallTool] runs one call through a Driver and returns what the
+// model should see. [Tools] keeps the server's tool list for the Driver:
+// the schemas ([Tools.Schemas]), the effects its annotations declare
+// ([Tools.Effect]) and the catalog a Reflector may switch tools from
+// ([Tools.Catalog]).
 //
-// In this documentation, mcp.X names the SDK's X.
+// # Wiring
 //
-// # Two pieces
-//
-// [Dispatch] turns a *mcp.ClientSession into a [reflection.DispatchFunc]: each
-// attempt of a call is one tools/call request. A result with IsError set is a
-// failure whose text is the result's content, and so is a Go error from the
-// session (the SDK reports an unknown tool that way), so the Driver analyses
-// both like any other failure. [ResultText] says how a result's content
-// becomes the text the model reads.
-//
-// [Tools] is the server's tool list as a [reflection.SchemaLookup]: the
-// Reflector sees each tool's input schema, and a ToolChange to a tool the
-// server does not list is dropped by the Driver. The list is fetched once,
-// every page of it, and fetched again when the server says it changed. The
-// SDK subscribes to that notification only when the client has a
+// The SDK subscribes to tools/list_changed only when the client has a
 // ToolListChangedHandler at Connect time, so the host installs
-// [Tools.HandleListChanged] in its ClientOptions before it connects:
+// [Tools.HandleListChanged] before it connects, and loads the list once
+// connected:
 //
-//	tools := reflectmcp.NewTools()
+//	tools := reflectionmcp.NewTools()
 //	client := mcp.NewClient(impl, &mcp.ClientOptions{
 //		ToolListChangedHandler: tools.HandleListChanged,
 //	})
@@ -36,19 +30,37 @@
 //	// ...
 //	driver := reflection.NewDriver(
 //		reflection.WithReflector(reflector),
-//		reflection.WithSchemas(tools.Lookup),
+//		reflection.WithSchemas(tools.Schemas()),
+//		reflection.WithEffects(tools.Effect), // for a server you trust
 //	)
-//	res, err := driver.Run(ctx, call, reflectmcp.Dispatch(session))
+//	res, err := reflectionmcp.CallTool(ctx, driver, session, call)
 //
-// # What the model sees
+// Telemetry needs nothing here: a Driver built with reflectionotel's
+// Observer traces the calls CallTool and Dispatch run.
 //
-// MCP has no hard error for a failed tool: a result with IsError is a soft
-// error the model reads. With the Driver it stays one: Skip, AskUser and
-// Fail end in a result with IsError set and the tool's own failure text.
-// Driver.Run returns an error only when ctx ends, a wait cannot end before
-// ctx's deadline, or the sixth call fails and the strategy still says
-// Retry; even then its result carries the latest failure text, which a host
-// should hand to the model unless ctx has ended.
+// # What maps to what
+//
+//   - A ToolCall is a tools/call request: Name is the tool, Input the
+//     arguments as they are (empty or null: none). A ToolChange is a
+//     tools/call under the other name.
+//   - A result is a ToolResult whose Content is [ResultText] of it, capped
+//     at DefaultMaxResultBytes ([WithMaxResultBytes]), and whose IsError is
+//     the result's: an error result is a failure the Driver analyses.
+//   - A Go error from the session is a failure too, wrapped so that
+//     errors.As still reaches the SDK's *jsonrpc.Error. One that says the
+//     server refused the request before running anything (an unknown tool,
+//     invalid params, method not found) also matches
+//     reflection.ErrNoEffect, as does an input that is not JSON.
+//   - A tool's annotations are its effect: readOnlyHint is
+//     reflection.EffectReadOnly, idempotentHint reflection.EffectIdempotent,
+//     and anything else reflection.EffectNonIdempotent, the MCP
+//     specification's default. Annotations are the server's hints: trust
+//     them only from a server you trust.
+//   - What the framework sees of a failure: MCP has no hard error for a
+//     failed tool, and CallTool keeps it so. Its error is
+//     reflection.FrameworkError's, non-nil only when ctx has ended; every
+//     other end is a result with IsError set and the latest failure text,
+//     which the model reads.
 //
 // Everything in this package is safe for concurrent use.
-package mcp
+package reflectionmcp

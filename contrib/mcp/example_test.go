@@ -1,4 +1,4 @@
-package mcp_test
+package reflectionmcp_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/loopctl-go/reflection"
-	reflectmcp "github.com/loopctl-go/reflection/contrib/mcp"
+	reflectionmcp "github.com/loopctl-go/reflection/contrib/mcp"
 )
 
 type weatherArgs struct {
@@ -32,7 +32,7 @@ func newWeatherServer() *mcp.Server {
 
 // connect runs server in-process and returns a client session to it, with
 // tools installed as the client's tools/list_changed handler.
-func connect(ctx context.Context, server *mcp.Server, tools *reflectmcp.Tools) (*mcp.ClientSession, func()) {
+func connect(ctx context.Context, server *mcp.Server, tools *reflectionmcp.Tools) (*mcp.ClientSession, func()) {
 	serverEnd, clientEnd := mcp.NewInMemoryTransports()
 	serverSession, err := server.Connect(ctx, serverEnd, nil)
 	if err != nil {
@@ -56,7 +56,7 @@ func connect(ctx context.Context, server *mcp.Server, tools *reflectmcp.Tools) (
 // Reflector, which sees the tool's schema, corrects the input.
 func Example() {
 	ctx := context.Background()
-	tools := reflectmcp.NewTools()
+	tools := reflectionmcp.NewTools()
 	session, closeAll := connect(ctx, newWeatherServer(), tools)
 	defer closeAll()
 	if err := tools.Load(ctx, session); err != nil {
@@ -77,10 +77,10 @@ func Example() {
 	driver := reflection.NewDriver(
 		reflection.WithReflector(reflector),
 		reflection.WithStrategy(reflection.NewExponentialBackoff(3).WithBaseDelay(0)),
-		reflection.WithSchemas(tools.Lookup),
+		reflection.WithSchemas(tools.Schemas()),
 	)
 	call := reflection.ToolCall{ID: "call_1", Name: "get_weather", Input: json.RawMessage(`{"city":"Lisboa"}`)}
-	res, err := driver.Run(ctx, call, reflectmcp.Dispatch(session))
+	res, err := driver.Run(ctx, call, reflectionmcp.Dispatch(session))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -96,12 +96,12 @@ func Example() {
 // model gets the last failure as a soft error, so the agent goes on.
 func ExampleCallTool() {
 	ctx := context.Background()
-	tools := reflectmcp.NewTools()
+	tools := reflectionmcp.NewTools()
 	session, closeAll := connect(ctx, newWeatherServer(), tools)
 	defer closeAll()
 
 	calls := 0
-	dispatch := reflectmcp.Dispatch(session)
+	dispatch := reflectionmcp.Dispatch(session)
 	counting := func(ctx context.Context, call reflection.ToolCall) (reflection.ToolResult, error) {
 		calls++
 		return dispatch(ctx, call)
@@ -119,7 +119,7 @@ func ExampleCallTool() {
 	_, err := driver.Run(ctx, call, counting)
 	fmt.Println("Run:", errors.Is(err, reflection.ErrToolRecoveryExhausted), "after", calls, "calls")
 
-	res, err := reflectmcp.CallTool(ctx, driver, session, call)
+	res, err := reflectionmcp.CallTool(ctx, driver, session, call)
 	fmt.Printf("CallTool: err=%v IsError=%t Content=%s\n", err, res.IsError, res.Content)
 	// Output:
 	// Run: true after 6 calls
@@ -131,7 +131,7 @@ func ExampleCallTool() {
 func ExampleTools_HandleListChanged() {
 	ctx := context.Background()
 	server := newWeatherServer()
-	tools := reflectmcp.NewTools()
+	tools := reflectionmcp.NewTools()
 
 	changed := make(chan struct{}, 1)
 	serverEnd, clientEnd := mcp.NewInMemoryTransports()
@@ -157,7 +157,7 @@ func ExampleTools_HandleListChanged() {
 	if err := tools.Load(ctx, session); err != nil {
 		log.Fatal(err)
 	}
-	_, known := tools.Lookup("get_forecast")
+	_, known := tools.Schema("get_forecast")
 	fmt.Println("get_forecast known before:", known)
 
 	mcp.AddTool(server, &mcp.Tool{Name: "get_forecast", Description: "Tomorrow's weather."},
@@ -165,7 +165,7 @@ func ExampleTools_HandleListChanged() {
 			return nil, nil, nil
 		})
 	<-changed
-	s, known := tools.Lookup("get_forecast")
+	s, known := tools.Schema("get_forecast")
 	fmt.Println("get_forecast known after:", known, "-", s.Description)
 	// Output:
 	// get_forecast known before: false
@@ -177,12 +177,49 @@ func ExampleResultText() {
 		&mcp.TextContent{Text: "Here is the chart:"},
 		&mcp.ImageContent{MIMEType: "image/png", Data: make([]byte, 1024)},
 	}}
-	fmt.Println(reflectmcp.ResultText(res))
+	fmt.Println(reflectionmcp.ResultText(res))
 
 	typed := &mcp.CallToolResult{StructuredContent: map[string]any{"temperature": 19, "sky": "clear"}}
-	fmt.Println(reflectmcp.ResultText(typed))
+	fmt.Println(reflectionmcp.ResultText(typed))
 	// Output:
 	// Here is the chart:
 	// [image: image/png, 1024 bytes]
 	// {"sky":"clear","temperature":19}
+}
+
+// Effect reads what the server's annotations say about running a tool
+// twice. With it, the Driver retries a read-only tool after an error result,
+// and does not run again a tool that may already have acted.
+func ExampleTools_Effect() {
+	ctx := context.Background()
+	server := mcp.NewServer(&mcp.Implementation{Name: "mail", Version: "v1"}, nil)
+	sent := 0
+	mcp.AddTool(server, &mcp.Tool{Name: "send_mail"}, // no annotations: not idempotent
+		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			sent++
+			return nil, nil, errors.New("gateway timeout after the message was queued")
+		})
+	mcp.AddTool(server, &mcp.Tool{Name: "list_mail", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "3 messages"}}}, nil, nil
+		})
+	tools := reflectionmcp.NewTools()
+	session, closeAll := connect(ctx, server, tools)
+	defer closeAll()
+	if err := tools.Load(ctx, session); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("send_mail:", tools.Effect("send_mail"), "list_mail:", tools.Effect("list_mail"))
+
+	driver := reflection.NewDriver(
+		reflection.WithReflector(reflection.ReflectorFunc(func(context.Context, reflection.Failure) (reflection.FailureAnalysis, error) {
+			return reflection.FailureAnalysis{IsRecoverable: true, RootCause: "a timeout"}, nil
+		})),
+		reflection.WithEffects(tools.Effect), // this server is trusted
+	)
+	rep, _ := driver.RunWithReport(ctx, reflection.ToolCall{ID: "m1", Name: "send_mail"}, reflectionmcp.Dispatch(session))
+	fmt.Println(rep.Outcome, rep.Reason, "- sent", sent, "time")
+	// Output:
+	// send_mail: non_idempotent list_mail: read_only
+	// asked_user ambiguous_effect - sent 1 time
 }

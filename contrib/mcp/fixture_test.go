@@ -1,4 +1,4 @@
-package mcp_test
+package reflectionmcp_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
-	reflectmcp "github.com/loopctl-go/reflection/contrib/mcp"
+	reflectionmcp "github.com/loopctl-go/reflection/contrib/mcp"
 )
 
 // fixture is an MCP server and a client connected to it over the SDK's
@@ -20,7 +20,7 @@ import (
 type fixture struct {
 	server  *mcp.Server
 	session *mcp.ClientSession
-	tools   *reflectmcp.Tools
+	tools   *reflectionmcp.Tools
 
 	// listChanged receives once per change notification, after the Tools
 	// handler has returned.
@@ -34,9 +34,10 @@ type fixture struct {
 type setup struct {
 	pageSize     int    // tools per list page; 0 means the SDK's default
 	protocol     string // the client's protocol version; "" means the SDK's latest
-	tools        []reflectmcp.Option
+	tools        []reflectionmcp.Option
 	serverMiddle mcp.Middleware // on the server's receiving side, when set
 	noLoad       bool           // leave Tools.Load to the test
+	more         func(*fixture) // registers more tools before the client connects
 }
 
 // newFixture starts a server with the fixture's tools (pageSize tools per
@@ -50,7 +51,7 @@ func newFixture(t testing.TB, pageSize int) *fixture {
 func newFixtureWith(t testing.TB, s setup) *fixture {
 	t.Helper()
 	f := &fixture{
-		tools:       reflectmcp.NewTools(s.tools...),
+		tools:       reflectionmcp.NewTools(s.tools...),
 		listChanged: make(chan struct{}, 16),
 	}
 	f.server = mcp.NewServer(&mcp.Implementation{Name: "files", Version: "v1"}, &mcp.ServerOptions{PageSize: s.pageSize})
@@ -58,6 +59,9 @@ func newFixtureWith(t testing.TB, s setup) *fixture {
 		f.server.AddReceivingMiddleware(s.serverMiddle)
 	}
 	f.addTools()
+	if s.more != nil {
+		s.more(f)
+	}
 
 	ctx := context.Background()
 	serverEnd, clientEnd := mcp.NewInMemoryTransports()

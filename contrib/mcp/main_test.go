@@ -1,4 +1,4 @@
-package mcp_test
+package reflectionmcp_test
 
 import (
 	"testing"

@@ -1,4 +1,4 @@
-package mcp_test
+package reflectionmcp_test
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loopctl-go/reflection"
-	reflectmcp "github.com/loopctl-go/reflection/contrib/mcp"
+	reflectionmcp "github.com/loopctl-go/reflection/contrib/mcp"
 )
 
 // scripted is a Reflector that gives its answers in order (the last one
@@ -79,7 +79,7 @@ func (f *fixture) driver(r reflection.Reflector) *reflection.Driver {
 	return reflection.NewDriver(
 		reflection.WithReflector(r),
 		reflection.WithStrategy(reflection.NewExponentialBackoff(reflection.MaxRecoveryAttempts).WithBaseDelay(0)),
-		reflection.WithSchemas(f.tools.Lookup),
+		reflection.WithSchemas(f.tools.Schemas()),
 	)
 }
 
@@ -124,7 +124,7 @@ func TestRecovery(t *testing.T) {
 			call:      reflection.ToolCall{ID: "c4", Name: "search", Input: json.RawMessage(`{"query":"todo"}`)},
 			answers:   []reflection.FailureAnalysis{toolChange("search_v2")},
 			want:      `{"hits":["notes/todo.md"],"query":"todo"}`,
-			wantError: `mcp: tool "search": calling "tools/call": unknown tool "search"`,
+			wantError: `reflectionmcp: tool "search": calling "tools/call": unknown tool "search"`,
 			wantRuns:  map[string]int{"search_v2": 1},
 		},
 		{
@@ -143,7 +143,7 @@ func TestRecovery(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t, 0)
 			r := &scripted{answers: tt.answers}
-			res, err := f.driver(r).Run(context.Background(), tt.call, reflectmcp.Dispatch(f.session))
+			res, err := f.driver(r).Run(context.Background(), tt.call, reflectionmcp.Dispatch(f.session))
 			require.NoError(t, err)
 			assert.Equal(t, reflection.ToolResult{ID: tt.call.ID, Content: tt.want}, res)
 
@@ -163,7 +163,7 @@ func TestReflectorSeesSDKError(t *testing.T) {
 	f := newFixture(t, 0)
 	r := &scripted{answers: []reflection.FailureAnalysis{toolChange("search_v2")}}
 	call := reflection.ToolCall{ID: "c1", Name: "search", Input: json.RawMessage(`{"query":"todo"}`)}
-	_, err := f.driver(r).Run(context.Background(), call, reflectmcp.Dispatch(f.session))
+	_, err := f.driver(r).Run(context.Background(), call, reflectionmcp.Dispatch(f.session))
 	require.NoError(t, err)
 
 	asked := r.asked()
@@ -180,7 +180,7 @@ func TestReflectorSeesServerSchema(t *testing.T) {
 	f := newFixture(t, 0)
 	r := &scripted{answers: []reflection.FailureAnalysis{inputFix(`{"path":"notes/todo.md"}`)}}
 	call := reflection.ToolCall{ID: "c1", Name: "read_file", Input: json.RawMessage(`{"path":"todo"}`)}
-	_, err := f.driver(r).Run(context.Background(), call, reflectmcp.Dispatch(f.session))
+	_, err := f.driver(r).Run(context.Background(), call, reflectionmcp.Dispatch(f.session))
 	require.NoError(t, err)
 
 	asked := r.asked()
@@ -204,12 +204,12 @@ func TestSoftFailure(t *testing.T) {
 	call := reflection.ToolCall{ID: "c1", Name: "read_file", Input: json.RawMessage(`{"path":"missing.md"}`)}
 
 	t.Run("Run", func(t *testing.T) {
-		res, err := reflection.NewDriver().Run(context.Background(), call, reflectmcp.Dispatch(f.session))
+		res, err := reflection.NewDriver().Run(context.Background(), call, reflectionmcp.Dispatch(f.session))
 		require.NoError(t, err)
 		assert.Equal(t, reflection.ToolResult{ID: "c1", Content: "open missing.md: no such file or directory", IsError: true}, res)
 	})
 	t.Run("CallTool", func(t *testing.T) {
-		res, err := reflectmcp.CallTool(context.Background(), nil, f.session, call)
+		res, err := reflectionmcp.CallTool(context.Background(), nil, f.session, call)
 		require.NoError(t, err)
 		assert.Equal(t, reflection.ToolResult{ID: "c1", Content: "open missing.md: no such file or directory", IsError: true}, res)
 	})
@@ -218,7 +218,7 @@ func TestSoftFailure(t *testing.T) {
 			IsRecoverable: true, RootCause: "needs a human", Severity: reflection.SeverityHigh,
 			Correction: &reflection.Correction{Type: reflection.Escalate},
 		}
-		res, err := reflectmcp.CallTool(context.Background(), f.driver(&scripted{answers: []reflection.FailureAnalysis{high}}), f.session, call)
+		res, err := reflectionmcp.CallTool(context.Background(), f.driver(&scripted{answers: []reflection.FailureAnalysis{high}}), f.session, call)
 		require.NoError(t, err)
 		assert.True(t, res.IsError)
 		assert.Contains(t, res.Content, "open missing.md: no such file or directory")
@@ -236,7 +236,7 @@ func TestExhaustion(t *testing.T) {
 
 	t.Run("Run", func(t *testing.T) {
 		f := newFixture(t, 0)
-		res, err := stubborn().Run(context.Background(), call, reflectmcp.Dispatch(f.session))
+		res, err := stubborn().Run(context.Background(), call, reflectionmcp.Dispatch(f.session))
 		var exhausted *reflection.ToolRecoveryExhaustedError
 		require.ErrorAs(t, err, &exhausted)
 		assert.Equal(t, &reflection.ToolRecoveryExhaustedError{Tool: "flaky", Attempts: 6}, exhausted)
@@ -245,7 +245,7 @@ func TestExhaustion(t *testing.T) {
 	})
 	t.Run("CallTool", func(t *testing.T) {
 		f := newFixture(t, 0)
-		res, err := reflectmcp.CallTool(context.Background(), stubborn(), f.session, call)
+		res, err := reflectionmcp.CallTool(context.Background(), stubborn(), f.session, call)
 		require.NoError(t, err)
 		assert.Equal(t, want, res)
 		assert.Equal(t, 6, f.ran("flaky"))
@@ -264,10 +264,10 @@ func TestDeadlineRefusal(t *testing.T) {
 	defer cancel()
 	call := reflection.ToolCall{ID: "c1", Name: "flaky", Input: json.RawMessage(`{}`)}
 
-	_, runErr := d.Run(ctx, call, reflectmcp.Dispatch(f.session))
+	_, runErr := d.Run(ctx, call, reflectionmcp.Dispatch(f.session))
 	require.ErrorIs(t, runErr, context.DeadlineExceeded)
 
-	res, err := reflectmcp.CallTool(ctx, d, f.session, call)
+	res, err := reflectionmcp.CallTool(ctx, d, f.session, call)
 	require.NoError(t, err)
 	assert.Equal(t, reflection.ToolResult{ID: "c1", Content: "backend unavailable (call 2)", IsError: true}, res)
 }
@@ -298,9 +298,9 @@ func TestCancel(t *testing.T) {
 				err error
 			)
 			if viaCallTool {
-				res, err = reflectmcp.CallTool(ctx, d, f.session, call)
+				res, err = reflectionmcp.CallTool(ctx, d, f.session, call)
 			} else {
-				res, err = d.Run(ctx, call, reflectmcp.Dispatch(f.session))
+				res, err = d.Run(ctx, call, reflectionmcp.Dispatch(f.session))
 			}
 			require.ErrorIs(t, err, context.Canceled)
 			assert.True(t, res.IsError)
@@ -317,21 +317,21 @@ func TestDispatchErrors(t *testing.T) {
 	ctx := context.Background()
 
 	t.Run("unknown tool keeps the SDK's error reachable", func(t *testing.T) {
-		_, err := reflectmcp.Dispatch(f.session)(ctx, reflection.ToolCall{Name: "nope", Input: json.RawMessage(`{}`)})
+		_, err := reflectionmcp.Dispatch(f.session)(ctx, reflection.ToolCall{Name: "nope", Input: json.RawMessage(`{}`)})
 		var wire *jsonrpc.Error
 		require.ErrorAs(t, err, &wire)
 		assert.Equal(t, int64(jsonrpc.CodeInvalidParams), wire.Code)
-		assert.EqualError(t, err, `mcp: tool "nope": calling "tools/call": unknown tool "nope"`)
+		assert.EqualError(t, err, `reflectionmcp: tool "nope": calling "tools/call": unknown tool "nope"`)
 	})
 	t.Run("input that is not JSON never reaches the server", func(t *testing.T) {
-		res, err := reflectmcp.Dispatch(f.session)(ctx, reflection.ToolCall{ID: "x", Name: "read_file", Input: json.RawMessage(`{"path":`)})
-		assert.EqualError(t, err, `mcp: tool "read_file": input is not valid JSON`)
+		res, err := reflectionmcp.Dispatch(f.session)(ctx, reflection.ToolCall{ID: "x", Name: "read_file", Input: json.RawMessage(`{"path":`)})
+		assert.EqualError(t, err, `reflectionmcp: tool "read_file": input is not valid JSON`)
 		assert.Equal(t, reflection.ToolResult{ID: "x"}, res)
 		assert.Equal(t, 0, f.ran("read_file"))
 	})
 	t.Run("no input and null send an empty object", func(t *testing.T) {
 		for _, in := range []string{"", "null", "  null\n"} {
-			res, err := reflectmcp.Dispatch(f.session)(ctx, reflection.ToolCall{ID: "x", Name: "flaky", Input: json.RawMessage(in)})
+			res, err := reflectionmcp.Dispatch(f.session)(ctx, reflection.ToolCall{ID: "x", Name: "flaky", Input: json.RawMessage(in)})
 			require.NoError(t, err, "input %q", in)
 			assert.True(t, res.IsError, "input %q", in)
 			assert.Contains(t, res.Content, "backend unavailable", "input %q: the handler ran", in)
@@ -339,17 +339,17 @@ func TestDispatchErrors(t *testing.T) {
 	})
 	t.Run("nil session", func(t *testing.T) {
 		call := reflection.ToolCall{ID: "x", Name: "read_file", Input: json.RawMessage(`{}`)}
-		_, err := reflectmcp.Dispatch(nil)(ctx, call)
-		require.ErrorIs(t, err, reflectmcp.ErrNilSession)
+		_, err := reflectionmcp.Dispatch(nil)(ctx, call)
+		require.ErrorIs(t, err, reflectionmcp.ErrNilSession)
 
-		res, err := reflectmcp.CallTool(ctx, f.driver(&scripted{answers: []reflection.FailureAnalysis{transient}}), nil, call)
-		require.ErrorIs(t, err, reflectmcp.ErrNilSession)
+		res, err := reflectionmcp.CallTool(ctx, f.driver(&scripted{answers: []reflection.FailureAnalysis{transient}}), nil, call)
+		require.ErrorIs(t, err, reflectionmcp.ErrNilSession)
 		assert.Equal(t, reflection.ToolResult{ID: "x", Content: err.Error(), IsError: true}, res)
 	})
 	t.Run("closed session", func(t *testing.T) {
 		g := newFixture(t, 0)
 		require.NoError(t, g.session.Close())
-		_, err := reflectmcp.Dispatch(g.session)(ctx, reflection.ToolCall{Name: "flaky", Input: json.RawMessage(`{}`)})
+		_, err := reflectionmcp.Dispatch(g.session)(ctx, reflection.ToolCall{Name: "flaky", Input: json.RawMessage(`{}`)})
 		require.Error(t, err)
 		assert.True(t, errors.Is(err, mcp.ErrConnectionClosed), "got %v", err)
 	})

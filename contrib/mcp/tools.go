@@ -1,4 +1,4 @@
-package mcp
+package reflectionmcp
 
 import (
 	"context"
@@ -16,14 +16,17 @@ import (
 // never ends cannot keep a Load or a refresh going forever.
 const MaxToolListPages = 1000
 
-// Tools is the tool list of one MCP server session, kept as schemas for a
-// reflection.Driver: [Tools.Lookup] is its reflection.SchemaLookup.
+// Tools is the tool list of one MCP server session, kept for a
+// reflection.Driver: [Tools.Schemas] is its reflection.SchemaLookup,
+// [Tools.Effect] its effect func (reflection.WithEffects), and
+// [Tools.Catalog] the list a Reflector may choose a ToolChange from.
 //
 // [Tools.Load] lists the tools once, following every page, and builds each
-// tool's schema then, so a lookup marshals nothing. When the server says its
-// list changed, [Tools.HandleListChanged] lists them again and swaps the new
-// list in whole; lookups never wait for a listing and see either the old list
-// or the new one. A listing that fails keeps the list it would have replaced.
+// tool's schema and effect then, so a lookup marshals nothing. When the
+// server says its list changed, [Tools.HandleListChanged] lists them again
+// and swaps the new list in whole; lookups never wait for a listing and see
+// either the old list or the new one. A listing that fails keeps the list
+// it would have replaced.
 //
 // A Tools is safe for concurrent use. Use one per session: it follows the
 // session last given to Load and ignores notifications from any other.
@@ -46,32 +49,18 @@ type Tools struct {
 // stored.
 type toolList struct {
 	ordered []reflection.ToolSchema // in the server's order
+	effects []reflection.Effect     // of ordered[i], from its annotations
 	byName  map[string]int          // index into ordered
 }
 
-// Option configures a Tools in NewTools.
-type Option func(*Tools)
-
-// WithLogger sets where a listing that fails after a change notification is
-// reported (it has no caller to return an error to). nil, the default, logs
-// nothing.
-func WithLogger(l *slog.Logger) Option {
-	return func(t *Tools) { t.logger = l }
-}
-
-// NewTools returns an empty Tools: Lookup knows no tool until Load succeeds.
+// NewTools returns an empty Tools: it knows no tool until Load succeeds.
+// Of the options, it reads WithLogger.
 func NewTools(opts ...Option) *Tools {
-	t := &Tools{listing: make(chan struct{}, 1)}
-	for _, opt := range opts {
-		if opt != nil {
-			opt(t)
-		}
-	}
-	return t
+	return &Tools{logger: newConfig(opts).logger, listing: make(chan struct{}, 1)}
 }
 
 // Load lists the tools of session, every page, and makes that list the one
-// Lookup serves. From then on, HandleListChanged follows session. Call it
+// the lookups serve. From then on, HandleListChanged follows session. Call it
 // after Connect and before the first call runs; call it again with the new
 // session after a reconnect.
 //
@@ -79,7 +68,7 @@ func NewTools(opts ...Option) *Tools {
 // the listing, and the wait for a listing already running.
 func (t *Tools) Load(ctx context.Context, session *mcp.ClientSession) error {
 	if session == nil {
-		return fmt.Errorf("mcp: load tools: %w", ErrNilSession)
+		return fmt.Errorf("reflectionmcp: load tools: %w", ErrNilSession)
 	}
 	t.mu.Lock()
 	t.session = session
@@ -108,37 +97,9 @@ func (t *Tools) HandleListChanged(ctx context.Context, req *mcp.ToolListChangedR
 		return
 	}
 	if err := t.refresh(ctx, req.Session); err != nil && t.logger != nil {
-		t.logger.LogAttrs(ctx, slog.LevelWarn, "mcp: tool list not refreshed; the previous list stays",
+		t.logger.LogAttrs(ctx, slog.LevelWarn, "reflectionmcp: tool list not refreshed; the previous list stays",
 			slog.Any("error", err))
 	}
-}
-
-// Lookup returns the schema of the named tool as the server last listed it,
-// and false for a tool it does not list. It is a reflection.SchemaLookup:
-// pass it to reflection.WithSchemas. The schema's InputSchema is shared by
-// every caller and must not be modified.
-func (t *Tools) Lookup(name string) (reflection.ToolSchema, bool) {
-	l := t.list.Load()
-	if l == nil {
-		return reflection.ToolSchema{}, false
-	}
-	i, ok := l.byName[name]
-	if !ok {
-		return reflection.ToolSchema{}, false
-	}
-	return l.ordered[i], true
-}
-
-// Schemas returns every tool of the last listing, in the server's order
-// (nil before the first Load succeeds): a catalog for a Reflector that
-// proposes ToolChanges. The slice is the caller's; the InputSchemas in it are
-// shared and must not be modified.
-func (t *Tools) Schemas() []reflection.ToolSchema {
-	l := t.list.Load()
-	if l == nil {
-		return nil
-	}
-	return append([]reflection.ToolSchema(nil), l.ordered...)
 }
 
 // refresh lists the tools of session and stores the list, unless Load has
@@ -147,7 +108,7 @@ func (t *Tools) refresh(ctx context.Context, session *mcp.ClientSession) error {
 	select {
 	case t.listing <- struct{}{}:
 	case <-ctx.Done():
-		return fmt.Errorf("mcp: list tools: %w", context.Cause(ctx))
+		return fmt.Errorf("reflectionmcp: list tools: %w", context.Cause(ctx))
 	}
 	defer func() { <-t.listing }()
 
@@ -170,11 +131,11 @@ func listTools(ctx context.Context, session *mcp.ClientSession) (*toolList, erro
 	seen := make(map[string]bool)
 	for page := 0; ; page++ {
 		if page == MaxToolListPages {
-			return nil, fmt.Errorf("mcp: list tools: more than %d pages", MaxToolListPages)
+			return nil, fmt.Errorf("reflectionmcp: list tools: more than %d pages", MaxToolListPages)
 		}
 		res, err := session.ListTools(ctx, params)
 		if err != nil {
-			return nil, fmt.Errorf("mcp: list tools: %w", err)
+			return nil, fmt.Errorf("reflectionmcp: list tools: %w", err)
 		}
 		for _, tool := range res.Tools {
 			if tool != nil {
@@ -186,14 +147,15 @@ func listTools(ctx context.Context, session *mcp.ClientSession) (*toolList, erro
 			return l, nil
 		}
 		if seen[next] {
-			return nil, fmt.Errorf("mcp: list tools: the server repeated the cursor %q", next)
+			return nil, fmt.Errorf("reflectionmcp: list tools: the server repeated the cursor %q", next)
 		}
 		seen[next] = true
 		params = &mcp.ListToolsParams{Cursor: next}
 	}
 }
 
-// add stores tool's schema; a later tool of the same name replaces it.
+// add stores tool's schema and effect; a later tool of the same name
+// replaces it.
 func (l *toolList) add(tool *mcp.Tool) {
 	s := reflection.ToolSchema{Name: tool.Name, Description: tool.Description}
 	if tool.InputSchema != nil {
@@ -201,10 +163,12 @@ func (l *toolList) add(tool *mcp.Tool) {
 			s.InputSchema = b
 		}
 	}
+	e := annotatedEffect(tool.Annotations)
 	if i, ok := l.byName[tool.Name]; ok {
-		l.ordered[i] = s
+		l.ordered[i], l.effects[i] = s, e
 		return
 	}
 	l.byName[tool.Name] = len(l.ordered)
 	l.ordered = append(l.ordered, s)
+	l.effects = append(l.effects, e)
 }

@@ -1,4 +1,4 @@
-package mcp_test
+package reflectionmcp_test
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loopctl-go/reflection"
-	reflectmcp "github.com/loopctl-go/reflection/contrib/mcp"
+	reflectionmcp "github.com/loopctl-go/reflection/contrib/mcp"
 )
 
 // protocols are the two ways the SDK delivers tools/list_changed: on the
@@ -41,14 +41,14 @@ func TestToolsPaginated(t *testing.T) {
 		t.Run("page size "+strconv.Itoa(size), func(t *testing.T) {
 			f := newFixture(t, size)
 			want := []string{"flaky", "read_file", "search_v1", "search_v2"}
-			assert.Equal(t, want, names(f.tools.Schemas()))
+			assert.Equal(t, want, names(f.tools.Catalog(context.Background())))
 			for _, name := range want {
-				s, ok := f.tools.Lookup(name)
+				s, ok := f.tools.Schema(name)
 				assert.True(t, ok, name)
 				assert.Equal(t, name, s.Name)
 				assert.True(t, json.Valid(s.InputSchema), "%s: %s", name, s.InputSchema)
 			}
-			_, ok := f.tools.Lookup("search_v3")
+			_, ok := f.tools.Schema("search_v3")
 			assert.False(t, ok)
 		})
 	}
@@ -57,13 +57,13 @@ func TestToolsPaginated(t *testing.T) {
 // TestToolsBeforeLoad checks that a Tools knows nothing before Load, so a
 // Driver using it drops every ToolChange instead of guessing.
 func TestToolsBeforeLoad(t *testing.T) {
-	tools := reflectmcp.NewTools()
-	_, ok := tools.Lookup("read_file")
+	tools := reflectionmcp.NewTools()
+	_, ok := tools.Schema("read_file")
 	assert.False(t, ok)
-	assert.Nil(t, tools.Schemas())
+	assert.Nil(t, tools.Catalog(context.Background()))
 	tools.HandleListChanged(context.Background(), nil)                           // no request: ignored
 	tools.HandleListChanged(context.Background(), &mcp.ToolListChangedRequest{}) // no session: ignored
-	require.ErrorIs(t, tools.Load(context.Background(), nil), reflectmcp.ErrNilSession)
+	require.ErrorIs(t, tools.Load(context.Background(), nil), reflectionmcp.ErrNilSession)
 }
 
 // TestToolsFollowListChanges adds and removes tools on the server: the
@@ -74,7 +74,7 @@ func TestToolsFollowListChanges(t *testing.T) {
 		t.Run(protocol, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				f := newFixtureWith(t, setup{pageSize: 2, protocol: protocol})
-				_, ok := f.tools.Lookup("search_v3")
+				_, ok := f.tools.Schema("search_v3")
 				require.False(t, ok)
 
 				mcp.AddTool(f.server, &mcp.Tool{Name: "search_v3", Description: "The new search."},
@@ -82,21 +82,21 @@ func TestToolsFollowListChanges(t *testing.T) {
 						return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "v3 found " + in.Query}}}, nil, nil
 					})
 				<-f.listChanged
-				s, ok := f.tools.Lookup("search_v3")
+				s, ok := f.tools.Schema("search_v3")
 				require.True(t, ok, "the lookup picked up the new tool")
 				assert.Equal(t, "The new search.", s.Description)
-				assert.Equal(t, []string{"flaky", "read_file", "search_v1", "search_v2", "search_v3"}, names(f.tools.Schemas()))
+				assert.Equal(t, []string{"flaky", "read_file", "search_v1", "search_v2", "search_v3"}, names(f.tools.Catalog(context.Background())))
 
 				r := &scripted{answers: []reflection.FailureAnalysis{toolChange("search_v3")}}
 				call := reflection.ToolCall{ID: "c1", Name: "search_v1", Input: json.RawMessage(`{"query":"todo"}`)}
-				res, err := f.driver(r).Run(context.Background(), call, reflectmcp.Dispatch(f.session))
+				res, err := f.driver(r).Run(context.Background(), call, reflectionmcp.Dispatch(f.session))
 				require.NoError(t, err)
 				assert.Equal(t, reflection.ToolResult{ID: "c1", Content: "v3 found todo"}, res)
 
 				f.server.RemoveTools("search_v1", "search_v2")
 				<-f.listChanged
-				assert.Equal(t, []string{"flaky", "read_file", "search_v3"}, names(f.tools.Schemas()))
-				_, ok = f.tools.Lookup("search_v2")
+				assert.Equal(t, []string{"flaky", "read_file", "search_v3"}, names(f.tools.Catalog(context.Background())))
+				_, ok = f.tools.Schema("search_v2")
 				assert.False(t, ok, "a removed tool is gone from the lookup")
 			})
 		})
@@ -119,18 +119,18 @@ func TestToolsRefreshFailureKeepsList(t *testing.T) {
 		}
 		var logs bytes.Buffer
 		logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{ReplaceAttr: dropTime}))
-		f := newFixtureWith(t, setup{serverMiddle: failLater, tools: []reflectmcp.Option{reflectmcp.WithLogger(logger)}})
-		before := f.tools.Schemas()
+		f := newFixtureWith(t, setup{serverMiddle: failLater, tools: []reflectionmcp.Option{reflectionmcp.WithLogger(logger)}})
+		before := f.tools.Catalog(context.Background())
 
 		f.server.RemoveTools("flaky")
 		<-f.listChanged
-		assert.Equal(t, before, f.tools.Schemas(), "the old list stays")
-		assert.Contains(t, logs.String(), `level=WARN msg="mcp: tool list not refreshed; the previous list stays"`)
+		assert.Equal(t, before, f.tools.Catalog(context.Background()), "the old list stays")
+		assert.Contains(t, logs.String(), `level=WARN msg="reflectionmcp: tool list not refreshed; the previous list stays"`)
 		assert.Contains(t, logs.String(), "tool registry offline")
 
 		err := f.tools.Load(context.Background(), f.session)
 		require.ErrorContains(t, err, "tool registry offline")
-		assert.Equal(t, before, f.tools.Schemas(), "a failed Load keeps the old list too")
+		assert.Equal(t, before, f.tools.Catalog(context.Background()), "a failed Load keeps the old list too")
 	})
 }
 
@@ -169,7 +169,7 @@ func TestToolsMisbehavingPagination(t *testing.T) {
 			f := newFixtureWith(t, setup{serverMiddle: endless, noLoad: true})
 			err := f.tools.Load(context.Background(), f.session)
 			require.ErrorContains(t, err, tt.wantErr)
-			assert.Nil(t, f.tools.Schemas(), "nothing half-listed is served")
+			assert.Nil(t, f.tools.Catalog(context.Background()), "nothing half-listed is served")
 		})
 	}
 }
@@ -194,7 +194,7 @@ func TestToolsOddLists(t *testing.T) {
 	assert.Equal(t, []reflection.ToolSchema{
 		{Name: "a", Description: "second", InputSchema: json.RawMessage(`{"required":["x"],"type":"object"}`)},
 		{Name: "b", Description: "no schema"},
-	}, f.tools.Schemas())
+	}, f.tools.Catalog(context.Background()))
 }
 
 // TestToolsFollowOneSession checks that a Tools follows the session Load was
@@ -212,16 +212,16 @@ func TestToolsFollowOneSession(t *testing.T) {
 
 		// b's session, notifying a's Tools: ignored.
 		a.tools.HandleListChanged(context.Background(), &mcp.ToolListChangedRequest{Session: b.session})
-		_, ok := a.tools.Lookup("only_on_b")
+		_, ok := a.tools.Schema("only_on_b")
 		assert.False(t, ok)
 
 		// a's Tools moves to b's session; a's own notifications no longer count.
 		require.NoError(t, a.tools.Load(context.Background(), b.session))
-		_, ok = a.tools.Lookup("only_on_b")
+		_, ok = a.tools.Schema("only_on_b")
 		assert.True(t, ok)
 		a.server.RemoveTools("flaky")
 		<-a.listChanged
-		_, ok = a.tools.Lookup("flaky")
+		_, ok = a.tools.Schema("flaky")
 		assert.True(t, ok, "b still has flaky; a's change is not b's")
 	})
 }
@@ -236,12 +236,12 @@ func TestToolsConcurrentUse(t *testing.T) {
 		for i := range 8 {
 			wg.Go(func() {
 				call := reflection.ToolCall{ID: strconv.Itoa(i), Name: "read_file", Input: json.RawMessage(`{"path":"x"}`)}
-				res, err := d.Run(context.Background(), call, reflectmcp.Dispatch(f.session))
+				res, err := d.Run(context.Background(), call, reflectionmcp.Dispatch(f.session))
 				assert.NoError(t, err)
 				assert.Equal(t, reflection.ToolResult{ID: call.ID, Content: "- ship v1"}, res)
-				_, ok := f.tools.Lookup("read_file")
+				_, ok := f.tools.Schema("read_file")
 				assert.True(t, ok)
-				_ = f.tools.Schemas()
+				_ = f.tools.Catalog(context.Background())
 			})
 		}
 		for i := range 4 {
@@ -255,7 +255,7 @@ func TestToolsConcurrentUse(t *testing.T) {
 		for len(f.listChanged) > 0 {
 			<-f.listChanged
 		}
-		assert.Len(t, f.tools.Schemas(), 8)
+		assert.Len(t, f.tools.Catalog(context.Background()), 8)
 	})
 }
 
@@ -285,6 +285,6 @@ func TestLoadWaitHonoursContext(t *testing.T) {
 
 		close(release)
 		require.NoError(t, <-first)
-		assert.Len(t, f.tools.Schemas(), 4)
+		assert.Len(t, f.tools.Catalog(context.Background()), 4)
 	})
 }

@@ -1,8 +1,7 @@
-package otel
+package reflectionotel
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/loopctl-go/reflection"
 	"go.opentelemetry.io/otel/attribute"
@@ -11,43 +10,51 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// dispatch runs one attempt of the call under an "execute_tool" span, child
-// of the run span, and gives next that span's context. The context also
-// hides the run from the tool: a Driver the tool uses in turn is a call of
-// its own, not events of this one.
-func (r *run) dispatch(ctx context.Context, call reflection.ToolCall, next reflection.DispatchFunc) (res reflection.ToolResult, err error) {
-	r.endWait(ctx)
-	t := r.t
+// attemptStart ends the wait before the attempt, if any, and starts the
+// attempt's span, "execute_tool <tool>" after the GenAI semantic
+// conventions, under the call's span. It returns the context the dispatch
+// receives (ctx, with the attempt's span), so the tool's own spans nest
+// under the attempt that ran them.
+func (t *Telemetry) attemptStart(ctx context.Context, attempt int, tc reflection.ToolCall) context.Context {
+	c := t.callOf(ctx)
+	if c == nil {
+		return ctx
+	}
+	t.endWait(ctx, c)
 	attrs := make([]attribute.KeyValue, 0, 5)
 	attrs = append(attrs,
 		semconv.GenAIOperationNameExecuteTool,
-		semconv.GenAIToolName(call.Name),
-		attemptKey.Int(r.calls))
-	if call.ID != "" {
-		attrs = append(attrs, semconv.GenAIToolCallID(call.ID))
+		semconv.GenAIToolName(tc.Name),
+		attemptKey.Int(attempt))
+	if tc.ID != "" {
+		attrs = append(attrs, semconv.GenAIToolCallID(tc.ID))
 	}
-	attrs = t.appendText(attrs, semconv.GenAIToolCallArgumentsKey, string(call.Input))
-	r.calls++
-	ctx, span := t.tracer.Start(ctx, "execute_tool "+call.Name,
+	attrs = t.appendText(attrs, semconv.GenAIToolCallArgumentsKey, string(tc.Input))
+	// The call's span is the parent, whatever span another observer joined
+	// with this one may have put in ctx since.
+	ctx, c.attempt = t.tracer.Start(trace.ContextWithSpan(ctx, c.span), "execute_tool "+tc.Name,
 		internalKind, trace.WithAttributes(attrs...))
-	ctx = context.WithValue(ctx, runKey{}, (*run)(nil))
-	returned := false
-	defer func() {
-		if !returned {
-			t.endPanicked(span, recover())
-		}
-	}()
-	res, err = next(ctx, call)
-	returned = true
-	t.endAttempt(span, res, err)
-	return res, err
+	return ctx
 }
 
-// endAttempt records what an attempt returned on its span and ends it.
-func (t *Telemetry) endAttempt(span trace.Span, res reflection.ToolResult, err error) {
+// dispatchDone records what the attempt returned on its span and ends it:
+// for a failure an error status and error.type ("tool_error" for a result
+// with IsError, "timeout" for an attempt cut short by the Driver's attempt
+// timeout, with the limit, "panic" for a panic, and the error's type for any
+// other error).
+func (t *Telemetry) dispatchDone(ctx context.Context, _ int, res reflection.ToolResult, err error) {
+	c := t.callOf(ctx)
+	if c == nil || c.attempt == nil {
+		return
+	}
+	span := c.attempt
+	c.attempt = nil
 	switch {
 	case err != nil:
 		span.SetAttributes(errorType(err))
+		if limit, ok := attemptTimeout(err); ok {
+			span.SetAttributes(attemptTimeoutKey.Float64(seconds(limit)))
+		}
 		span.SetStatus(codes.Error, t.errText(err))
 	case res.IsError:
 		span.SetAttributes(semconv.ErrorTypeKey.String(toolErrorType))
@@ -56,24 +63,4 @@ func (t *Telemetry) endAttempt(span trace.Span, res reflection.ToolResult, err e
 		span.SetAttributes(t.appendText(nil, semconv.GenAIToolCallResultKey, res.Content)...)
 	}
 	span.End()
-}
-
-// endPanicked ends the span of an attempt whose tool did not return: it
-// panicked with v, and endPanicked panics again with v so the Driver sees the
-// panic as it was raised; or (v is nil) the goroutine is exiting through
-// runtime.Goexit, which goes on.
-func (t *Telemetry) endPanicked(span trace.Span, v any) {
-	if v == nil {
-		span.SetStatus(codes.Error, "the tool did not return")
-		span.End()
-		return
-	}
-	span.SetAttributes(semconv.ErrorTypeKey.String(panicType))
-	desc := ""
-	if t.texts {
-		desc = t.text(fmt.Sprint("panic: ", v)) // fmt survives a panicking String method
-	}
-	span.SetStatus(codes.Error, desc)
-	span.End()
-	panic(v)
 }

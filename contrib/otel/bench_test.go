@@ -1,4 +1,4 @@
-package otel_test
+package reflectionotel_test
 
 import (
 	"context"
@@ -22,10 +22,9 @@ func (discard) Shutdown(context.Context) error                  { return nil }
 func (discard) ForceFlush(context.Context) error                { return nil }
 
 // BenchmarkRun measures what the telemetry adds to a call: the Driver's Run
-// alone, its RunWithReport (which Telemetry.Run uses), the Telemetry over
-// no-op providers, and over the SDK (spans recorded and dropped, metrics
-// aggregated), for a call that succeeds at once and one that recovers by an
-// InputFix.
+// without an Observer, with the Telemetry's over no-op providers, and over
+// the SDK (spans recorded and dropped, metrics aggregated), for a call that
+// succeeds at once and one that recovers by an InputFix.
 func BenchmarkRun(b *testing.B) {
 	fix := reflection.ReflectorFunc(func(context.Context, reflection.Failure) (reflection.FailureAnalysis, error) {
 		return reflection.FailureAnalysis{IsRecoverable: true, Correction: inputFix(`{"n":2}`)}, nil
@@ -43,15 +42,13 @@ func BenchmarkRun(b *testing.B) {
 		_ = sdkMP.Shutdown(context.Background())
 	})
 	tels := []struct {
-		name   string
-		tel    *reflectionotel.Telemetry
-		report bool
+		name string
+		tel  *reflectionotel.Telemetry
 	}{
-		{"driver", nil, false},
-		{"driver_report", nil, true},
+		{"driver", nil},
 		{"noop", reflectionotel.New(reflectionotel.WithTracerProvider(tracenoop.NewTracerProvider()),
-			reflectionotel.WithMeterProvider(metricnoop.NewMeterProvider())), false},
-		{"sdk", reflectionotel.New(reflectionotel.WithTracerProvider(sdkTP), reflectionotel.WithMeterProvider(sdkMP)), false},
+			reflectionotel.WithMeterProvider(metricnoop.NewMeterProvider()))},
+		{"sdk", reflectionotel.New(reflectionotel.WithTracerProvider(sdkTP), reflectionotel.WithMeterProvider(sdkMP))},
 	}
 	calls := []struct {
 		name  string
@@ -70,13 +67,7 @@ func BenchmarkRun(b *testing.B) {
 				ctx := context.Background()
 				b.ReportAllocs()
 				for b.Loop() {
-					var err error
-					if tt.report {
-						_, err = d.RunWithReport(ctx, call, tool)
-					} else {
-						_, err = tt.tel.Run(ctx, d, call, tool)
-					}
-					if err != nil {
+					if _, err := d.Run(ctx, call, tool); err != nil {
 						b.Fatal(err)
 					}
 				}

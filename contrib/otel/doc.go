@@ -1,17 +1,42 @@
-// Package otel traces and measures the tool calls a [reflection.Driver]
-// runs, with OpenTelemetry.
+// Package reflectionotel traces and measures, with OpenTelemetry, the tool
+// calls a [reflection.Driver] runs.
 //
-// # The model
+// # What it wraps
 //
-// A tool call that goes through [Telemetry.Run] becomes one span, named
-// "reflection.run <tool>", whose children are one span per attempt, named
-// "execute_tool <tool>" after the GenAI semantic conventions. The attempt
-// span's context is the one the tool receives, so the tool's own spans nest
-// under the attempt that ran them; the Reflector and the Asker receive the
-// run span's context, so a model request they make is a sibling of the
-// attempts. What recovery did between attempts (the analysis, the decision,
-// each correction, the wait, the question put to a human) is recorded as
-// events on the run span, and how the call ended as its attributes:
+// Nothing but the Driver: a [Telemetry] is an OpenTelemetry tracer and
+// meter, and its [Telemetry.Observer] is the Driver's observer. Whichever
+// code runs the call, Driver.Run or an adapter of another module (an MCP
+// session, an OpenAI runner, a framework's tool node), the Driver calls the
+// Observer's hooks, and the hooks carry the spans: no adapter has telemetry
+// of its own.
+//
+// # Wiring
+//
+// One place, the Driver's options:
+//
+//	tel := reflectionotel.New() // the global providers, no texts
+//	d := reflection.NewDriver(
+//		reflection.WithReflector(reflector),
+//		reflection.WithObserver(tel.Observer()),
+//	)
+//	res, err := d.Run(ctx, call, dispatch) // or any adapter's entry point
+//
+// A Driver keeps one Observer: a host with its own joins them with
+// reflection.JoinObservers, in either order. A Driver made from this one
+// with Driver.With keeps it.
+//
+// # What maps to what
+//
+// A call becomes one span, "reflection.run <tool>", under the span of the
+// context it was run with; each attempt a child span, "execute_tool <tool>"
+// after the GenAI semantic conventions. The attempt's span is in the context
+// the tool receives, so the tool's own spans nest under the attempt that ran
+// them; the Reflector and the Asker receive the call's span, so a model
+// request they make is a sibling of the attempts. What recovery did between
+// attempts (the analysis, the decision, each wait, each correction, each
+// question put to a human, each change of a tool's circuit breaker, a
+// refusal) is an event on the call's span, and how the call ended its
+// attributes:
 //
 //	reflection.run search          reflection.outcome=succeeded reflection.attempts=2
 //	│  events: reflection.analysis, reflection.decision, reflection.wait, reflection.correction
@@ -20,27 +45,19 @@
 //	└── execute_tool search_v2     reflection.attempt=1
 //	    └── the tool's own spans
 //
-// Three metrics count what recovery costs: reflection.calls (tool calls by
-// outcome), reflection.call.attempts (attempts per call) and
-// reflection.wait.duration (each wait between attempts, in seconds).
+// Any end but a success sets the call's span status to Error, with
+// error.type the outcome and reflection.reason the rule that ended it
+// (reflection.Reason's word: "ceiling", "circuit_open",
+// "budget_exhausted", ...). A failed attempt has error.type "tool_error" (a
+// result with IsError), "timeout" (the Driver's attempt timeout, with
+// reflection.attempt_timeout the limit), "panic", or the error's type.
 //
-// # Wiring
-//
-// A Driver keeps one [reflection.Observer], and no Observer hook can hand a
-// context back to the Driver, so the telemetry takes two places: its
-// Observer joins the host's own in the Driver's options, and its Run wraps
-// the Driver's Run and the dispatch func:
-//
-//	tel := otel.New()
-//	d := reflection.NewDriver(
-//		reflection.WithReflector(reflector),
-//		reflection.WithObserver(reflection.JoinObservers(hostObserver, tel.Observer())),
-//	)
-//	res, err := tel.Run(ctx, d, call, dispatch) // in place of d.Run
-//
-// Without the Observer the spans and two of the metrics are still there; the
-// events and reflection.wait.duration are not. A call run with the Driver's
-// own Run is not traced: the Observer's hooks then do nothing.
+// Five metrics count what recovery costs: reflection.calls (calls by
+// outcome and reason), reflection.call.attempts (attempts per call),
+// reflection.wait.duration (each wait between attempts, in seconds),
+// reflection.call.refusals (calls a breaker, the retry budget or the
+// runtime refused, by reason) and reflection.breaker.transitions (breaker
+// state changes, by tool and states).
 //
 // # Texts
 //
@@ -55,6 +72,6 @@
 //
 // [Telemetry.RecordModelRequest] records what one request of a
 // model-backed Reflector cost (tokens, latency, whether its answer was
-// usable) as an event on the run span and as the GenAI client metrics
+// usable) as an event on the call's span and as the GenAI client metrics
 // gen_ai.client.token.usage and gen_ai.client.operation.duration.
-package otel
+package reflectionotel

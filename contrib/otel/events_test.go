@@ -1,14 +1,14 @@
-package otel_test
+package reflectionotel_test
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/loopctl-go/reflection"
-	reflectionotel "github.com/loopctl-go/reflection/contrib/otel"
 	"github.com/loopctl-go/reflection/reflectiontest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -25,7 +25,7 @@ func TestEventsOfARecovery(t *testing.T) {
 			reflection.WithReflector(reflectiontest.NewReflector(analysis("misspelled city", inputFix(`{"city":"Lisbon"}`)))),
 			reflection.WithStrategy(reflection.NewExponentialBackoff(3).WithBaseDelay(100*time.Millisecond)),
 		)
-		_, err := h.tel.Run(context.Background(), d, reflection.ToolCall{Name: "weather", Input: []byte(`{"city":"Lisbn"}`)}, tl.dispatch)
+		_, err := d.Run(context.Background(), reflection.ToolCall{Name: "weather", Input: []byte(`{"city":"Lisbn"}`)}, tl.dispatch)
 		require.NoError(t, err)
 
 		runSpan := h.one(t, "reflection.run weather")
@@ -37,13 +37,13 @@ func TestEventsOfARecovery(t *testing.T) {
 			"reflection.correction.type": "input_fix",
 		}}, eventsNamed(runSpan, "reflection.analysis"))
 		assert.Equal(t, []map[string]any{{
-			"reflection.attempt": int64(0),
-			"reflection.action":  "retry",
-			"reflection.delay":   0.1,
+			"reflection.attempt":     int64(0),
+			"reflection.action":      "retry",
+			"reflection.retry.delay": 0.1,
 		}}, eventsNamed(runSpan, "reflection.decision"))
 		assert.Equal(t, []map[string]any{{
-			"reflection.attempt": int64(0),
-			"reflection.delay":   0.1,
+			"reflection.attempt":    int64(0),
+			"reflection.wait.delay": 0.1,
 		}}, eventsNamed(runSpan, "reflection.wait"))
 		assert.Equal(t, []map[string]any{{
 			"reflection.attempt":            int64(0),
@@ -111,7 +111,7 @@ func TestEventsOfDecisions(t *testing.T) {
 			h := newHarness(t)
 			tl := newTool(h.tp, bad("boom"))
 			d := h.driver(reflection.WithReflector(tt.reflector), reflection.WithStrategy(tt.strategy))
-			res, err := h.tel.Run(context.Background(), d, reflection.ToolCall{Name: "job"}, tl.dispatch)
+			res, err := d.Run(context.Background(), reflection.ToolCall{Name: "job"}, tl.dispatch)
 			require.NoError(t, err)
 			assert.True(t, res.IsError, "a soft end")
 			runSpan := h.one(t, "reflection.run job")
@@ -132,7 +132,7 @@ func TestEventOfADroppedCorrection(t *testing.T) {
 		reflection.WithStrategy(reflection.NewExponentialBackoff(3).WithBaseDelay(0)),
 		reflection.WithSchemas(schemas("job")),
 	)
-	_, err := h.tel.Run(context.Background(), d, reflection.ToolCall{Name: "job"}, tl.dispatch)
+	_, err := d.Run(context.Background(), reflection.ToolCall{Name: "job"}, tl.dispatch)
 	require.NoError(t, err)
 	runSpan := h.one(t, "reflection.run job")
 	assert.Equal(t, []map[string]any{{
@@ -145,7 +145,8 @@ func TestEventOfADroppedCorrection(t *testing.T) {
 }
 
 // TestEventOfARateLimitHint checks that the wait event says the wait taken,
-// the longer of the strategy's delay and the service's hint.
+// the longer of the strategy's delay and the service's hint, under a name of
+// its own: the decision's delay is the strategy's.
 func TestEventOfARateLimitHint(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t)
@@ -154,12 +155,12 @@ func TestEventOfARateLimitHint(t *testing.T) {
 		limited.RetryAfter = 2 * time.Second
 		d := h.driver(reflection.WithReflector(reflectiontest.NewReflector(limited)),
 			reflection.WithStrategy(reflection.NewExponentialBackoff(3).WithBaseDelay(100*time.Millisecond)))
-		_, err := h.tel.Run(context.Background(), d, reflection.ToolCall{Name: "api"}, tl.dispatch)
+		_, err := d.Run(context.Background(), reflection.ToolCall{Name: "api"}, tl.dispatch)
 		require.NoError(t, err)
 		runSpan := h.one(t, "reflection.run api")
 		assert.Equal(t, 2.0, eventsNamed(runSpan, "reflection.analysis")[0]["reflection.retry_after"])
-		assert.Equal(t, 0.1, eventsNamed(runSpan, "reflection.decision")[0]["reflection.delay"])
-		assert.Equal(t, 2.0, eventsNamed(runSpan, "reflection.wait")[0]["reflection.delay"])
+		assert.Equal(t, 0.1, eventsNamed(runSpan, "reflection.decision")[0]["reflection.retry.delay"])
+		assert.Equal(t, 2.0, eventsNamed(runSpan, "reflection.wait")[0]["reflection.wait.delay"])
 	})
 }
 
@@ -207,7 +208,7 @@ func TestEventsOfAsking(t *testing.T) {
 			d := h.driver(reflection.WithAsker(asker),
 				reflection.WithReflector(reflectiontest.NewReflector(analysis("needs a human", nil))),
 				reflection.WithStrategy(reflectiontest.NewStrategy(reflection.AskUser{Prompt: "may I?"})))
-			rep, err := h.tel.RunWithReport(context.Background(), d, reflection.ToolCall{Name: "job", Input: []byte(`{}`)}, tl.dispatch)
+			rep, err := d.RunWithReport(context.Background(), reflection.ToolCall{Name: "job", Input: []byte(`{}`)}, tl.dispatch)
 			require.NoError(t, err)
 			assert.Equal(t, tt.outcome, rep.Outcome.String())
 			runSpan := h.one(t, "reflection.run job")
@@ -217,47 +218,63 @@ func TestEventsOfAsking(t *testing.T) {
 	}
 }
 
-// TestHostObserverSurvives joins a host's observer with the Telemetry's: the
-// host sees every step, and the events are still recorded.
+// TestHostObserverSurvives joins a host's observer with the Telemetry's, in
+// both orders: the host sees every step, and the call is traced.
 func TestHostObserverSurvives(t *testing.T) {
-	h := newHarness(t)
-	rec := reflectiontest.NewRecorder()
-	typo := reflection.ReflectorFunc(func(context.Context, reflection.Failure) (reflection.FailureAnalysis, error) {
-		return analysis("typo", inputFix(`{"n":2}`)), nil
-	})
-	d := reflection.NewDriver(
-		reflection.WithReflector(typo),
-		reflection.WithStrategy(reflection.NewExponentialBackoff(3).WithBaseDelay(0)),
-		reflection.WithObserver(reflection.JoinObservers(rec.Observer(), h.tel.Observer())),
-	)
-	tl := newTool(h.tp, okWhen(`{"n":2}`, "two"))
-	_, err := h.tel.Run(context.Background(), d, reflection.ToolCall{Name: "job", Input: []byte(`{"n":1}`)}, tl.dispatch)
-	require.NoError(t, err)
-	assert.NotEmpty(t, rec.Events(), "the host's observer")
-	assert.Equal(t, []string{"reflection.analysis", "reflection.decision", "reflection.correction"},
-		eventNames(h.one(t, "reflection.run job")))
-	hostSaw := len(rec.Events())
-
-	// The same Driver run without the Telemetry: the host still sees it all,
-	// and the Telemetry's hooks do nothing.
-	before := len(h.ended())
-	_, err = d.Run(context.Background(), reflection.ToolCall{Name: "job", Input: []byte(`{"n":1}`)}, tl.dispatch)
-	require.NoError(t, err)
-	assert.Len(t, h.ended(), before+2, "only the tool's own spans")
-	assert.Equal(t, 2*hostSaw, len(rec.Events()))
+	for _, hostFirst := range []bool{true, false} {
+		t.Run(fmt.Sprint("host first: ", hostFirst), func(t *testing.T) {
+			h := newHarness(t)
+			rec := reflectiontest.NewRecorder()
+			obs := []reflection.Observer{rec.Observer(), h.tel.Observer()}
+			if !hostFirst {
+				obs[0], obs[1] = obs[1], obs[0]
+			}
+			typo := reflection.ReflectorFunc(func(context.Context, reflection.Failure) (reflection.FailureAnalysis, error) {
+				return analysis("typo", inputFix(`{"n":2}`)), nil
+			})
+			d := reflection.NewDriver(
+				reflection.WithReflector(typo),
+				reflection.WithStrategy(reflection.NewExponentialBackoff(3).WithBaseDelay(0)),
+				reflection.WithObserver(reflection.JoinObservers(obs...)),
+			)
+			tl := newTool(h.tp, okWhen(`{"n":2}`, "two"))
+			_, err := d.Run(context.Background(), reflection.ToolCall{Name: "job", Input: []byte(`{"n":1}`)}, tl.dispatch)
+			require.NoError(t, err)
+			assert.NotEmpty(t, rec.Events(), "the host's observer")
+			assert.Equal(t, []string{"reflection.analysis", "reflection.decision", "reflection.correction"},
+				eventNames(h.one(t, "reflection.run job")))
+			assert.Equal(t, "reflection.run job\n  execute_tool job\n    job.work\n  execute_tool job\n    job.work\n", h.tree())
+		})
+	}
 }
 
-// TestObserverOfAnotherTelemetry checks that a Telemetry's hooks leave alone
-// a call another Telemetry runs.
-func TestObserverOfAnotherTelemetry(t *testing.T) {
-	h := newHarness(t)
-	other := reflectionotel.New(reflectionotel.WithTracerProvider(h.tp))
-	d := h.driver(reflection.WithReflector(reflectiontest.NewReflector(analysis("typo", nil))),
-		reflection.WithStrategy(reflection.NewExponentialBackoff(3).WithBaseDelay(0)))
-	tl := newTool(h.tp, bad("boom"), ok("fine"))
-	_, err := other.Run(context.Background(), d, reflection.ToolCall{Name: "job"}, tl.dispatch)
-	require.NoError(t, err)
-	runSpan := h.one(t, "reflection.run job")
-	assert.Empty(t, eventNames(runSpan))
-	assert.Len(t, h.named("execute_tool job"), 2)
+// TestTwoTelemetriesJoined joins two Telemetries in one Driver, each with
+// its own tracer provider: each records the call once, with its own spans
+// and events, in the order it was joined or the other.
+func TestTwoTelemetriesJoined(t *testing.T) {
+	for _, firstIsH := range []bool{true, false} {
+		t.Run(fmt.Sprint("first is h: ", firstIsH), func(t *testing.T) {
+			h, g := newHarness(t), newHarness(t)
+			obs := []reflection.Observer{h.tel.Observer(), g.tel.Observer()}
+			if !firstIsH {
+				obs[0], obs[1] = obs[1], obs[0]
+			}
+			d := reflection.NewDriver(reflection.WithObserver(reflection.JoinObservers(obs...)),
+				reflection.WithReflector(reflectiontest.NewReflector(analysis("typo", nil))),
+				reflection.WithStrategy(reflection.NewExponentialBackoff(3).WithBaseDelay(0)))
+			tl := newTool(h.tp, bad("boom"), ok("fine"))
+			_, err := d.Run(context.Background(), reflection.ToolCall{Name: "job"}, tl.dispatch)
+			require.NoError(t, err)
+			for _, x := range []*harness{h, g} {
+				runSpan := x.one(t, "reflection.run job")
+				assert.Equal(t, []string{"reflection.analysis", "reflection.decision"}, eventNames(runSpan))
+				attempts := x.named("execute_tool job")
+				require.Len(t, attempts, 2)
+				for _, a := range attempts {
+					assert.Equal(t, runSpan.SpanContext().SpanID(), a.Parent().SpanID())
+				}
+				assert.Equal(t, map[string]int64{"succeeded": 1}, sums(t, x.collect(t)["reflection.calls"], "reflection.outcome"))
+			}
+		})
+	}
 }

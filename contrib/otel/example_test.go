@@ -1,4 +1,4 @@
-package otel_test
+package reflectionotel_test
 
 import (
 	"context"
@@ -15,9 +15,10 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// A call whose input the Reflector corrects: one run span, two attempt spans
-// (each with the tool's own span inside), and the recovery's events on the
-// run span.
+// A Driver with the Telemetry's Observer, and a call whose input the
+// Reflector corrects, run by the Driver's own Run: one span for the call,
+// two attempt spans (each with the tool's own span inside), and the
+// recovery's events on the call's span.
 func Example() {
 	spans := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
@@ -48,7 +49,7 @@ func Example() {
 	}
 
 	call := reflection.ToolCall{ID: "call_1", Name: "weather", Input: json.RawMessage(`{"city":"Lisbn"}`)}
-	res, err := tel.Run(context.Background(), d, call, weather)
+	res, err := d.Run(context.Background(), call, weather)
 	fmt.Println(res.Content, err)
 	printTree(spans.Ended())
 	// Output:
@@ -117,7 +118,7 @@ func ExampleTelemetry_Observer() {
 		}
 		return reflection.ToolResult{Content: "saved"}, nil
 	}
-	res, err := tel.Run(context.Background(), d, reflection.ToolCall{Name: "save"}, save)
+	res, err := d.Run(context.Background(), reflection.ToolCall{Name: "save"}, save)
 	fmt.Println(res.Content, err)
 	// Output:
 	// host: attempt 0: retry after 0s
@@ -125,7 +126,7 @@ func ExampleTelemetry_Observer() {
 }
 
 // A model-backed Reflector reports what each of its requests cost; the
-// event lands on the run span, since the Reflector runs with its context.
+// event lands on the call's span, since the Reflector runs with its context.
 func ExampleTelemetry_RecordModelRequest() {
 	spans := tracetest.NewSpanRecorder()
 	tel := reflectionotel.New(
@@ -143,7 +144,7 @@ func ExampleTelemetry_RecordModelRequest() {
 	missing := func(ctx context.Context, call reflection.ToolCall) (reflection.ToolResult, error) {
 		return reflection.ToolResult{Content: "no such file", IsError: true}, nil
 	}
-	_, _ = tel.Run(context.Background(), d, reflection.ToolCall{Name: "read_file"}, missing)
+	_, _ = d.Run(context.Background(), reflection.ToolCall{Name: "read_file"}, missing)
 	for _, e := range spans.Ended()[1].Events() {
 		fmt.Print(e.Name)
 		for _, kv := range e.Attributes {

@@ -1,4 +1,4 @@
-package otel
+package reflectionotel
 
 import (
 	"go.opentelemetry.io/otel"
@@ -9,9 +9,11 @@ import (
 
 // The metrics' names.
 const (
-	callsMetric    = "reflection.calls"
-	attemptsMetric = "reflection.call.attempts"
-	waitMetric     = "reflection.wait.duration"
+	callsMetric       = "reflection.calls"
+	attemptsMetric    = "reflection.call.attempts"
+	waitMetric        = "reflection.wait.duration"
+	refusalsMetric    = "reflection.call.refusals"
+	transitionsMetric = "reflection.breaker.transitions"
 )
 
 // attemptBounds puts each possible number of attempts (1 to 6) in a bucket of
@@ -24,11 +26,13 @@ var waitBounds = []float64{0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 12
 
 // metrics are the instruments a Telemetry records to.
 type metrics struct {
-	calls    metric.Int64Counter     // one per Run, by outcome
-	attempts metric.Int64Histogram   // dispatch calls per Run
-	waits    metric.Float64Histogram // each wait between attempts, in seconds
-	tokens   genaiconv.ClientTokenUsage
-	requests genaiconv.ClientOperationDuration
+	calls       metric.Int64Counter     // one per call, by outcome and reason
+	attempts    metric.Int64Histogram   // dispatch calls per call
+	waits       metric.Float64Histogram // each wait between attempts, in seconds
+	refusals    metric.Int64Counter     // calls a breaker, the budget or the runtime refused, by reason
+	transitions metric.Int64Counter     // breaker state changes, by tool and states
+	tokens      genaiconv.ClientTokenUsage
+	requests    genaiconv.ClientOperationDuration
 }
 
 // newMetrics makes the instruments on m. An instrument the provider refuses
@@ -36,13 +40,10 @@ type metrics struct {
 func newMetrics(m metric.Meter) metrics {
 	var ms metrics
 	var err error
-	ms.calls, err = m.Int64Counter(callsMetric,
-		metric.WithUnit("{call}"),
-		metric.WithDescription("Tool calls run through a reflection Driver, by how they ended."))
-	if err != nil || ms.calls == nil {
-		handle(err)
-		ms.calls = noop.Int64Counter{}
-	}
+	ms.calls = counter(m, callsMetric, "{call}", "Tool calls run through a reflection Driver, by how they ended and why.")
+	ms.refusals = counter(m, refusalsMetric, "{call}",
+		"Tool calls a circuit breaker, the retry budget or the runtime refused to go on with, by reason.")
+	ms.transitions = counter(m, transitionsMetric, "{transition}", "State changes of tools' circuit breakers.")
 	ms.attempts, err = m.Int64Histogram(attemptsMetric,
 		metric.WithUnit("{attempt}"),
 		metric.WithDescription("Dispatch calls a tool call took, the original included."),
@@ -64,6 +65,17 @@ func newMetrics(m metric.Meter) metrics {
 	ms.requests, err = genaiconv.NewClientOperationDuration(m)
 	handle(err)
 	return ms
+}
+
+// counter makes an int64 counter on m, or one that records nothing when the
+// provider refuses it.
+func counter(m metric.Meter, name, unit, desc string) metric.Int64Counter {
+	c, err := m.Int64Counter(name, metric.WithUnit(unit), metric.WithDescription(desc))
+	if err != nil || c == nil {
+		handle(err)
+		return noop.Int64Counter{}
+	}
+	return c
 }
 
 // handle passes a provider's error to OpenTelemetry's error handler.

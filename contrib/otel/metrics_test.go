@@ -1,4 +1,4 @@
-package otel_test
+package reflectionotel_test
 
 import (
 	"context"
@@ -25,7 +25,7 @@ func TestMetricsByOutcome(t *testing.T) {
 	run := func(ctx context.Context, strategy reflection.RecoveryStrategy, script ...func(reflection.ToolCall) (reflection.ToolResult, error)) {
 		t.Helper()
 		d := h.driver(reflection.WithReflector(flaky), reflection.WithStrategy(strategy))
-		_, _ = h.tel.Run(ctx, d, reflection.ToolCall{Name: "job"}, newTool(h.tp, script...).dispatch)
+		_, _ = d.Run(ctx, reflection.ToolCall{Name: "job"}, newTool(h.tp, script...).dispatch)
 	}
 	retry := reflection.NewExponentialBackoff(3).WithBaseDelay(0)
 	run(context.Background(), retry, ok("fine"))                                             // succeeded, 1 attempt
@@ -68,7 +68,7 @@ func TestWaitMetric(t *testing.T) {
 			d := h.driver(reflection.WithReflector(reflectiontest.NewReflector(analysis("a", nil), analysis("b", nil))),
 				reflection.WithStrategy(reflection.NewExponentialBackoff(3).WithBaseDelay(100*time.Millisecond)))
 			tl := newTool(h.tp, bad("boom"), bad("boom"), ok("fine"))
-			_, err := h.tel.Run(context.Background(), d, reflection.ToolCall{Name: "job"}, tl.dispatch)
+			_, err := d.Run(context.Background(), reflection.ToolCall{Name: "job"}, tl.dispatch)
 			require.NoError(t, err)
 			dp := histogram[float64](t, h.collect(t)["reflection.wait.duration"])
 			assert.Equal(t, uint64(2), dp.Count)
@@ -87,7 +87,7 @@ func TestWaitMetric(t *testing.T) {
 				time.Sleep(10 * time.Second)
 				cancel()
 			}()
-			rep, err := h.tel.RunWithReport(ctx, d, reflection.ToolCall{Name: "job"}, newTool(h.tp, bad("boom")).dispatch)
+			rep, err := d.RunWithReport(ctx, reflection.ToolCall{Name: "job"}, newTool(h.tp, bad("boom")).dispatch)
 			require.ErrorIs(t, err, context.Canceled)
 			assert.Equal(t, reflection.OutcomeStopped, rep.Outcome)
 			dp := histogram[float64](t, h.collect(t)["reflection.wait.duration"])
@@ -100,7 +100,7 @@ func TestWaitMetric(t *testing.T) {
 		h := newHarness(t)
 		d := h.driver(reflection.WithReflector(reflectiontest.NewReflector(analysis("a", nil))),
 			reflection.WithStrategy(reflection.NewExponentialBackoff(3).WithBaseDelay(0)))
-		_, err := h.tel.Run(context.Background(), d, reflection.ToolCall{Name: "job"}, newTool(h.tp, bad("boom"), ok("fine")).dispatch)
+		_, err := d.Run(context.Background(), reflection.ToolCall{Name: "job"}, newTool(h.tp, bad("boom"), ok("fine")).dispatch)
 		require.NoError(t, err)
 		_, recorded := h.collect(t)["reflection.wait.duration"]
 		assert.False(t, recorded, "an immediate retry is no wait")

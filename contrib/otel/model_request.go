@@ -1,4 +1,4 @@
-package otel
+package reflectionotel
 
 import (
 	"context"
@@ -25,8 +25,9 @@ type ModelRequest struct {
 	Err          error         // what was wrong with the answer or the transport; nil when the answer was used
 }
 
-// RecordModelRequest records req as an event on the span of ctx (the run
-// span, when ctx is the one a Reflector received from a Driver under Run) and
+// RecordModelRequest records req as an event on the span of ctx (the call's
+// span, when ctx is the one a Reflector received from a Driver that has t's
+// Observer) and
 // in the GenAI client metrics gen_ai.client.token.usage (when the server
 // reported tokens) and gen_ai.client.operation.duration, both with
 // gen_ai.operation.name "chat". Call it from the Reflector's goroutine with

@@ -1,4 +1,4 @@
-package otel_test
+package reflectionotel_test
 
 import (
 	"context"
@@ -36,7 +36,7 @@ func TestRecordModelRequest(t *testing.T) {
 		return analysis("typo", inputFix(`{"n":2}`)), nil
 	})
 	d := h.driver(reflection.WithReflector(refl), reflection.WithStrategy(reflection.NewExponentialBackoff(3).WithBaseDelay(0)))
-	_, err := h.tel.Run(context.Background(), d, reflection.ToolCall{Name: "job", Input: []byte(`{"n":1}`)},
+	_, err := d.Run(context.Background(), reflection.ToolCall{Name: "job", Input: []byte(`{"n":1}`)},
 		newTool(h.tp, okWhen(`{"n":2}`, "two")).dispatch)
 	require.NoError(t, err)
 
@@ -139,7 +139,7 @@ func TestDropModelMetricsWithAView(t *testing.T) {
 		return analysis("flaky", nil), nil
 	})
 	d := h.driver(reflection.WithReflector(refl), reflection.WithStrategy(reflection.NewExponentialBackoff(3).WithBaseDelay(0)))
-	_, err := h.tel.Run(context.Background(), d, reflection.ToolCall{Name: "job"}, newTool(h.tp, bad("boom"), ok("fine")).dispatch)
+	_, err := d.Run(context.Background(), reflection.ToolCall{Name: "job"}, newTool(h.tp, bad("boom"), ok("fine")).dispatch)
 	require.NoError(t, err)
 
 	var rm metricdata.ResourceMetrics

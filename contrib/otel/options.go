@@ -1,4 +1,4 @@
-package otel
+package reflectionotel
 
 import (
 	"go.opentelemetry.io/otel/metric"

@@ -1,41 +1,85 @@
-package otel
+package reflectionotel
 
 import (
-	"fmt"
+	"time"
 
+	"github.com/loopctl-go/reflection"
 	"go.opentelemetry.io/otel/attribute"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 )
 
-// The host's error values and redactor are called only through the functions
-// below: each recovers a panic in the host's code, so that tracing a call can
-// never change how it ends (the Driver survives such values too).
+// A host's error values and redactor are read only through the functions
+// below and reflection.ErrorText: each survives a method that panics, and an
+// error chain that loops, so that tracing a call can never change how it
+// ends (the Driver survives such values too).
 
-// errorText returns err.Error(), or a description of err when Error panics.
-func errorText(err error) (text string) {
-	defer func() {
-		if v := recover(); v != nil {
-			text = fmt.Sprintf("%T error whose Error method panicked: %v", err, v)
-		}
-	}()
-	return err.Error()
-}
+// maxChain bounds the errors errorType visits before it asks semconv: a
+// longer chain, or one that loops, is named "_OTHER".
+const maxChain = 1000
 
-// errorType is semconv.ErrorType(err), or error.type "_OTHER" when a method
-// in err's chain panics.
+// errorType names err for error.type: "timeout" and "panic" for the
+// Driver's own values for an attempt timeout and a panic, else
+// semconv.ErrorType(err), or "_OTHER" when a method in err's chain panics or
+// the chain does not end.
 func errorType(err error) (kv attribute.KeyValue) {
+	switch err.(type) {
+	case *reflection.AttemptTimeoutError:
+		return semconv.ErrorTypeKey.String(timeoutType)
+	case *reflection.PanicError:
+		return semconv.ErrorTypeKey.String(panicType)
+	}
 	defer func() {
 		if recover() != nil {
 			kv = semconv.ErrorTypeOther
 		}
 	}()
+	budget := maxChain
+	if !chainEnds(err, &budget) {
+		return semconv.ErrorTypeOther
+	}
 	return semconv.ErrorType(err)
+}
+
+// chainEnds reports whether err's tree (Unwrap() error and Unwrap()
+// []error) ends within *budget errors.
+func chainEnds(err error, budget *int) bool {
+	for ; err != nil; *budget-- {
+		if *budget <= 0 {
+			return false
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			err = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, e := range u.Unwrap() {
+				if !chainEnds(e, budget) {
+					return false
+				}
+			}
+			return true
+		default:
+			return true
+		}
+	}
+	return true
+}
+
+// attemptTimeout returns the limit of err when it is the Driver's own value
+// for an attempt its attempt timeout cut short (the Driver hands it over
+// as it is, never wrapped).
+func attemptTimeout(err error) (time.Duration, bool) {
+	if te, ok := err.(*reflection.AttemptTimeoutError); ok && te != nil {
+		return te.Limit, true
+	}
+	return 0, false
 }
 
 // redactedWhenPanicked stands for a text whose redactor panicked.
 const redactedWhenPanicked = "[redactor panicked; text withheld]"
 
 // redactSafely runs the host's redactor on s; a panic in it withholds s.
+// The root module guards its own redactor alike but exports no such guard,
+// so this is the one copy outside it.
 func redactSafely(redact func(string) string, s string) (out string) {
 	defer func() {
 		if recover() != nil {

@@ -1,7 +1,9 @@
-package otel_test
+package reflectionotel_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/loopctl-go/reflection"
@@ -42,7 +44,7 @@ func TestBrokenHostValues(t *testing.T) {
 			})
 			call := reflection.ToolCall{ID: "b", Name: "job", Input: []byte(`{}`)}
 			d := h.driver(reflection.WithReflector(brokenReflector))
-			rep, err := h.tel.RunWithReport(context.Background(), d, call, newTool(h.tp, failing(brokenError{})).dispatch)
+			rep, err := d.RunWithReport(context.Background(), call, newTool(h.tp, failing(brokenError{})).dispatch)
 			require.NoError(t, err)
 
 			wantRes, wantErr := reflection.NewDriver(reflection.WithReflector(brokenReflector)).
@@ -72,7 +74,38 @@ func TestPanicWithTexts(t *testing.T) {
 	tl := newTool(h.tp, func(reflection.ToolCall) (reflection.ToolResult, error) { panic("token=" + secret) })
 	d := h.driver(reflection.WithReflector(reflectiontest.NewReflector(analysis("bug", nil))),
 		reflection.WithStrategy(reflectiontest.NewStrategy(reflection.Fail{})))
-	_, err := h.tel.Run(context.Background(), d, reflection.ToolCall{Name: "job"}, tl.dispatch)
+	_, err := d.Run(context.Background(), reflection.ToolCall{Name: "job"}, tl.dispatch)
 	require.NoError(t, err)
-	assert.Equal(t, "panic: token=[REDACTED]", h.one(t, "execute_tool job").Status().Description)
+	assert.Equal(t, `tool "job" panicked: token=[REDACTED]`, h.one(t, "execute_tool job").Status().Description)
+}
+
+// loopError is an error whose Unwrap returns itself: errors.As never ends
+// on it.
+type loopError struct{}
+
+func (e *loopError) Error() string { return "loops" }
+func (e *loopError) Unwrap() error { return e }
+
+// joinLoop is a tree of errors one branch of which loops.
+type joinLoop struct{}
+
+func (joinLoop) Error() string   { return "joined" }
+func (joinLoop) Unwrap() []error { return []error{errors.New("fine"), &loopError{}} }
+
+// TestLoopingErrorChain checks that an error chain that never ends is named
+// "_OTHER" in error.type, where semconv.ErrorType alone would never return,
+// and that the call ends as the Driver ends it.
+func TestLoopingErrorChain(t *testing.T) {
+	for _, err := range []error{&loopError{}, joinLoop{}, fmt.Errorf("wrapped: %w", &loopError{})} {
+		t.Run(fmt.Sprintf("%T", err), func(t *testing.T) {
+			h := newHarness(t)
+			d := h.driver(reflection.WithReflector(reflection.ReflectorFunc(func(context.Context, reflection.Failure) (reflection.FailureAnalysis, error) {
+				return reflection.FailureAnalysis{}, err
+			})))
+			_, runErr := d.Run(context.Background(), reflection.ToolCall{Name: "job"}, newTool(h.tp, failing(err)).dispatch)
+			require.NoError(t, runErr)
+			assert.Equal(t, "_OTHER", spanAttrs(h.one(t, "execute_tool job"))["error.type"])
+			assert.Equal(t, "_OTHER", eventsNamed(h.one(t, "reflection.run job"), "reflection.analysis")[0]["error.type"])
+		})
+	}
 }

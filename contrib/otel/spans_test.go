@@ -1,4 +1,4 @@
-package otel_test
+package reflectionotel_test
 
 import (
 	"context"
@@ -68,7 +68,7 @@ func TestSpanTree(t *testing.T) {
 				reflection.WithSchemas(schemas("weather", "search", "search_v2")),
 			)
 			ctx, agent := h.tp.Tracer("agent").Start(context.Background(), "agent")
-			res, err := h.tel.Run(ctx, d, tt.call, tl.dispatch)
+			res, err := d.Run(ctx, tt.call, tl.dispatch)
 			agent.End()
 
 			require.NoError(t, err)
@@ -91,7 +91,7 @@ func TestSpanAttributes(t *testing.T) {
 		reflection.WithStrategy(reflection.NewExponentialBackoff(3).WithBaseDelay(0)),
 	)
 	call := reflection.ToolCall{ID: "call_7", Name: "search", Input: []byte(`{}`)}
-	_, err := h.tel.Run(context.Background(), d, call, tl.dispatch)
+	_, err := d.Run(context.Background(), call, tl.dispatch)
 	require.NoError(t, err)
 
 	runSpan := h.one(t, "reflection.run search")
@@ -215,7 +215,7 @@ func TestRunOutcomes(t *testing.T) {
 				opts = tt.opts()
 			}
 			d := h.driver(opts...)
-			rep, err := h.tel.RunWithReport(ctx, d, reflection.ToolCall{ID: "c", Name: "job"}, tl.dispatch)
+			rep, err := d.RunWithReport(ctx, reflection.ToolCall{ID: "c", Name: "job"}, tl.dispatch)
 			if tt.hardErr != nil {
 				require.ErrorIs(t, err, tt.hardErr)
 			} else {
@@ -266,7 +266,7 @@ func TestAttemptErrors(t *testing.T) {
 		tl := newTool(h.tp, failing(errQuota), ok("fine"))
 		d := h.driver(reflection.WithReflector(reflectiontest.NewReflector(analysis("quota", nil))),
 			reflection.WithStrategy(reflection.NewExponentialBackoff(3).WithBaseDelay(0)))
-		_, err := h.tel.Run(context.Background(), d, reflection.ToolCall{Name: "api"}, tl.dispatch)
+		_, err := d.Run(context.Background(), reflection.ToolCall{Name: "api"}, tl.dispatch)
 		require.NoError(t, err)
 		first := h.named("execute_tool api")[0]
 		assert.Equal(t, semconv.ErrorType(errQuota).Value.AsString(), spanAttrs(first)["error.type"])
@@ -277,7 +277,7 @@ func TestAttemptErrors(t *testing.T) {
 		tl := newTool(h.tp, func(reflection.ToolCall) (reflection.ToolResult, error) { panic("nil map") })
 		d := h.driver(reflection.WithReflector(reflectiontest.NewReflector(analysis("bug", nil))),
 			reflection.WithStrategy(reflectiontest.NewStrategy(reflection.Fail{Reason: "a bug"})))
-		rep, err := h.tel.RunWithReport(context.Background(), d, reflection.ToolCall{Name: "api"}, tl.dispatch)
+		rep, err := d.RunWithReport(context.Background(), reflection.ToolCall{Name: "api"}, tl.dispatch)
 		require.NoError(t, err)
 		require.Len(t, rep.Attempts, 1)
 		assert.Contains(t, rep.Attempts[0].DispatchError, "nil map", "the Driver saw the panic's own value")
@@ -292,27 +292,28 @@ func TestAttemptErrors(t *testing.T) {
 // it) and the run span says so.
 func TestNilDispatch(t *testing.T) {
 	h := newHarness(t)
-	_, err := h.tel.Run(context.Background(), h.driver(), reflection.ToolCall{Name: "x"}, nil)
+	_, err := h.driver().Run(context.Background(), reflection.ToolCall{Name: "x"}, nil)
 	require.ErrorIs(t, err, reflection.ErrNilDispatch)
 	assert.Equal(t, "reflection.run x\n", h.tree())
 	assert.Equal(t, "stopped", spanAttrs(h.one(t, "reflection.run x"))["reflection.outcome"])
 }
 
-// TestDriverInsideATool runs, inside a tool, a second call through the same
-// Telemetry and a third through a Driver's own Run: the second is a run of
-// its own under the tool's attempt, with its own events; the third adds
-// nothing to the outer call.
+// TestDriverInsideATool runs, inside a tool, a second call through a
+// Driver with the same Observer and a third through a Driver without it:
+// the second is a call of its own under the tool's attempt, with its own
+// events; the third adds nothing to any call, and its tool's spans nest
+// under the attempt that ran them.
 func TestDriverInsideATool(t *testing.T) {
 	h := newHarness(t)
 	inner := h.driver(reflection.WithReflector(reflectiontest.NewReflector(analysis("typo", inputFix(`{"n":2}`)))),
 		reflection.WithStrategy(reflection.NewExponentialBackoff(3).WithBaseDelay(0)))
-	bare := h.driver(reflection.WithReflector(reflection.ReflectorFunc(func(context.Context, reflection.Failure) (reflection.FailureAnalysis, error) {
+	bare := reflection.NewDriver(reflection.WithReflector(reflection.ReflectorFunc(func(context.Context, reflection.Failure) (reflection.FailureAnalysis, error) {
 		return analysis("again", nil), nil
 	})), reflection.WithStrategy(reflectiontest.NewStrategy(reflection.Retry{}, reflection.Skip{Reason: "enough"})))
 	leaf := newTool(h.tp, okWhen(`{"n":2}`, "two"))
 	flaky := newTool(h.tp, bad("no"))
 	outer := func(ctx context.Context, call reflection.ToolCall) (reflection.ToolResult, error) {
-		res, err := h.tel.Run(ctx, inner, reflection.ToolCall{ID: "in", Name: "leaf", Input: []byte(`{"n":1}`)}, leaf.dispatch)
+		res, err := inner.Run(ctx, reflection.ToolCall{ID: "in", Name: "leaf", Input: []byte(`{"n":1}`)}, leaf.dispatch)
 		if err != nil || res.IsError {
 			return res, err
 		}
@@ -321,7 +322,7 @@ func TestDriverInsideATool(t *testing.T) {
 		}
 		return reflection.ToolResult{ID: call.ID, Content: "outer: " + res.Content}, nil
 	}
-	res, err := h.tel.Run(context.Background(), h.driver(), reflection.ToolCall{ID: "out", Name: "outer"}, outer)
+	res, err := h.driver().Run(context.Background(), reflection.ToolCall{ID: "out", Name: "outer"}, outer)
 	require.NoError(t, err)
 	assert.Equal(t, "outer: two", res.Content)
 	assert.Equal(t, "reflection.run outer\n"+
@@ -333,7 +334,7 @@ func TestDriverInsideATool(t *testing.T) {
 		"        leaf.work\n"+
 		"    flaky.work\n"+
 		"    flaky.work\n", h.tree())
-	assert.Empty(t, eventNames(h.one(t, "reflection.run outer")), "the bare Driver's steps are not the outer call's")
+	assert.Empty(t, eventNames(h.one(t, "reflection.run outer")), "neither inner call's steps are the outer call's")
 	assert.Equal(t, []string{"reflection.analysis", "reflection.decision", "reflection.correction"},
 		eventNames(h.one(t, "reflection.run leaf")))
 }
@@ -352,7 +353,7 @@ func TestConcurrentRuns(t *testing.T) {
 	for i := range n {
 		wg.Go(func() {
 			call := reflection.ToolCall{ID: fmt.Sprintf("c%d", i), Name: "job", Input: []byte(`{}`)}
-			res, err := h.tel.Run(context.Background(), d, call, tl.dispatch)
+			res, err := d.Run(context.Background(), call, tl.dispatch)
 			assert.NoError(t, err)
 			assert.Equal(t, "fine", res.Content)
 		})
@@ -372,7 +373,9 @@ func TestConcurrentRuns(t *testing.T) {
 }
 
 // TestAttemptTimeout checks that the tool receives the attempt span's
-// context even under WithAttemptTimeout, which wraps it.
+// context even under WithAttemptTimeout, which wraps it, and that the
+// timeout has one name: error.type "timeout" with the limit on the attempt
+// span, and the same limit under the same key on the analysis of it.
 func TestAttemptTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t)
@@ -390,7 +393,7 @@ func TestAttemptTimeout(t *testing.T) {
 		d := h.driver(reflection.WithAttemptTimeout(time.Second),
 			reflection.WithReflector(reflectiontest.NewReflector(analysis("slow", nil))),
 			reflection.WithStrategy(reflection.NewExponentialBackoff(3).WithBaseDelay(0)))
-		res, err := h.tel.Run(context.Background(), d, reflection.ToolCall{Name: "slow"}, slow)
+		res, err := d.Run(context.Background(), reflection.ToolCall{Name: "slow"}, slow)
 		require.NoError(t, err)
 		assert.Equal(t, "late but fine", res.Content)
 		assert.Equal(t, "reflection.run slow\n"+
@@ -399,22 +402,39 @@ func TestAttemptTimeout(t *testing.T) {
 			"  execute_tool slow\n"+
 			"    slow.work\n", h.tree())
 		first := h.named("execute_tool slow")[0]
-		assert.Equal(t, semconv.ErrorType(context.DeadlineExceeded).Value.AsString(), spanAttrs(first)["error.type"])
+		assert.Equal(t, "timeout", spanAttrs(first)["error.type"])
+		assert.Equal(t, 1.0, spanAttrs(first)["reflection.attempt_timeout"])
+		assert.Equal(t, codes.Error, first.Status().Code)
+		analysis := eventsNamed(h.one(t, "reflection.run slow"), "reflection.analysis")
+		require.Len(t, analysis, 1)
+		assert.Equal(t, 1.0, analysis[0]["reflection.attempt_timeout"])
+		assert.NotContains(t, spanAttrs(h.named("execute_tool slow")[1]), "reflection.attempt_timeout")
 	})
 }
 
-// TestRunSpanEndsOnAHookPanic checks that a panic in the host's own observer
-// hook goes on up, as the Driver lets it, and still ends the run span.
-func TestRunSpanEndsOnAHookPanic(t *testing.T) {
+// TestHookPanic checks that a panic in the host's own observer hook goes on
+// up, as the Driver lets it: the call's span cannot end then (no hook is
+// called after the panic), and the next call is traced as if nothing had
+// happened.
+func TestHookPanic(t *testing.T) {
 	h := newHarness(t)
-	host := reflection.Observer{Finished: func(context.Context, int, reflection.ToolResult, error) { panic("host bug") }}
+	panicking := true
+	host := reflection.Observer{Finished: func(context.Context, int, reflection.ToolResult, error) {
+		if panicking {
+			panic("host bug")
+		}
+	}}
 	d := reflection.NewDriver(reflection.WithObserver(reflection.JoinObservers(host, h.tel.Observer())))
 	tl := newTool(h.tp, ok("fine"))
 	require.PanicsWithValue(t, "host bug", func() {
-		_, _ = h.tel.Run(context.Background(), d, reflection.ToolCall{Name: "job"}, tl.dispatch)
+		_, _ = d.Run(context.Background(), reflection.ToolCall{Name: "job"}, tl.dispatch)
 	})
-	runSpan := h.one(t, "reflection.run job")
-	assert.Equal(t, codes.Error, runSpan.Status().Code)
+	assert.Equal(t, "execute_tool job\n  job.work\n", h.tree(), "the attempt ended; the call's span did not")
+
+	panicking = false
+	_, err := d.Run(context.Background(), reflection.ToolCall{Name: "job"}, tl.dispatch)
+	require.NoError(t, err)
+	assert.Equal(t, "succeeded", spanAttrs(h.one(t, "reflection.run job"))["reflection.outcome"])
 }
 
 // TestNilTelemetry checks that a nil or zero Telemetry traces nothing and
@@ -426,10 +446,10 @@ func TestNilTelemetry(t *testing.T) {
 			reflection.WithObserver(tel.Observer()),
 			reflection.WithReflector(reflectiontest.NewReflector(analysis("flaky", nil))),
 			reflection.WithStrategy(reflection.NewExponentialBackoff(3).WithBaseDelay(0)))
-		res, err := tel.Run(context.Background(), d, reflection.ToolCall{ID: "1", Name: "job"}, tool.Dispatch)
+		res, err := d.Run(context.Background(), reflection.ToolCall{ID: "1", Name: "job"}, tool.Dispatch)
 		require.NoError(t, err)
 		assert.Equal(t, reflection.ToolResult{ID: "1", Content: "ok"}, res)
-		rep, err := tel.RunWithReport(context.Background(), d, reflection.ToolCall{ID: "2", Name: "job"}, tool.Dispatch)
+		rep, err := d.RunWithReport(context.Background(), reflection.ToolCall{ID: "2", Name: "job"}, tool.Dispatch)
 		require.NoError(t, err)
 		assert.Equal(t, reflection.OutcomeSucceeded, rep.Outcome)
 		tel.RecordModelRequest(context.Background(), reflectionotel.ModelRequest{InputTokens: 1})
@@ -444,7 +464,7 @@ func TestHardErrorIsKept(t *testing.T) {
 		return analysis("flaky", nil), nil
 	})), reflection.WithStrategy(always))
 	tl := newTool(h.tp, bad("boom"))
-	res, err := h.tel.Run(context.Background(), d, reflection.ToolCall{ID: "x", Name: "job"}, tl.dispatch)
+	res, err := d.Run(context.Background(), reflection.ToolCall{ID: "x", Name: "job"}, tl.dispatch)
 	var exhausted *reflection.ToolRecoveryExhaustedError
 	require.True(t, errors.As(err, &exhausted), "err: %v", err)
 	assert.Equal(t, 6, exhausted.Attempts)
@@ -457,7 +477,7 @@ func TestNilContext(t *testing.T) {
 	h := newHarness(t)
 	tl := newTool(h.tp, ok("fine"))
 	//nolint:staticcheck // a nil context is what is being tested
-	res, err := h.tel.Run(nil, h.driver(), reflection.ToolCall{ID: "n", Name: "job"}, tl.dispatch)
+	res, err := h.driver().Run(nil, reflection.ToolCall{ID: "n", Name: "job"}, tl.dispatch)
 	require.NoError(t, err)
 	assert.Equal(t, reflection.ToolResult{ID: "n", Content: "fine"}, res)
 	assert.Equal(t, "reflection.run job\n  execute_tool job\n    job.work\n", h.tree())

@@ -1,4 +1,4 @@
-package otel
+package reflectionotel
 
 import (
 	"go.opentelemetry.io/otel"
@@ -9,12 +9,12 @@ import (
 // records: the import path of this package.
 const ScopeName = "github.com/loopctl-go/reflection/contrib/otel"
 
-// Telemetry traces and measures the tool calls a reflection.Driver runs: a
-// span per call, a child span per attempt that the tool's own spans nest
-// under, events for what recovery did, and metrics for what it cost. Get one
-// from New; it is immutable and safe for concurrent use, and one Telemetry
-// serves any number of Drivers. A nil *Telemetry traces nothing: its Run is
-// the Driver's own and its Observer is empty.
+// Telemetry traces and measures the tool calls of every reflection.Driver
+// that has its [Telemetry.Observer]: a span per call, a child span per
+// attempt that the tool's own spans nest under, events for what recovery
+// did, and metrics for what it cost. Get one from New; it is immutable and
+// safe for concurrent use, and one Telemetry serves any number of Drivers.
+// A nil *Telemetry records nothing: its Observer is empty.
 type Telemetry struct {
 	tracer  trace.Tracer
 	metrics metrics

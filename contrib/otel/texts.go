@@ -1,6 +1,9 @@
-package otel
+package reflectionotel
 
-import "go.opentelemetry.io/otel/attribute"
+import (
+	"github.com/loopctl-go/reflection"
+	"go.opentelemetry.io/otel/attribute"
+)
 
 // text returns s as it may go into a span: redacted when the host opted in
 // to texts (WithTexts), and "" when it did not.
@@ -20,7 +23,7 @@ func (t *Telemetry) errText(err error) string {
 	if !t.texts {
 		return ""
 	}
-	return t.text(errorText(err))
+	return t.text(reflection.ErrorText(err))
 }
 
 // appendErr appends error.type and, when the host opted in to texts,

@@ -1,4 +1,4 @@
-package otel_test
+package reflectionotel_test
 
 import (
 	"context"
@@ -21,7 +21,7 @@ const secret = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789"
 // textKeys are the attributes that hold texts; they appear only WithTexts.
 var textKeys = []attribute.Key{
 	"gen_ai.tool.call.arguments", "gen_ai.tool.call.result",
-	"reflection.failure", "reflection.error", "reflection.root_cause", "reflection.reason", "reflection.prompt",
+	"reflection.failure", "reflection.error", "reflection.root_cause", "reflection.decision.reason", "reflection.prompt",
 	"reflection.correction.tool", "reflection.correction.input", "reflection.correction.why",
 	"reflection.reply", "reflection.answer.input",
 }
@@ -52,18 +52,18 @@ func leakyCalls(t *testing.T, h *harness) {
 	d := h.driver(reflection.WithReflector(refl), reflection.WithStrategy(strategy), reflection.WithAsker(asker),
 		reflection.WithSchemas(schemas("login")))
 	tl := newTool(h.tp, bad("denied for "+secret))
-	_, err := h.tel.Run(context.Background(), d, reflection.ToolCall{Name: "login", Input: []byte(input)}, tl.dispatch)
+	_, err := d.Run(context.Background(), reflection.ToolCall{Name: "login", Input: []byte(input)}, tl.dispatch)
 	require.NoError(t, err)
 
 	d = h.driver(reflection.WithReflector(reflection.ReflectorFunc(func(ctx context.Context, f reflection.Failure) (reflection.FailureAnalysis, error) {
 		h.tel.RecordModelRequest(ctx, reflectionotel.ModelRequest{Err: errors.New("the model said " + secret)})
 		return reflection.FailureAnalysis{}, errors.New("unusable answer " + secret)
 	})))
-	_, err = h.tel.Run(context.Background(), d, reflection.ToolCall{Name: "login", Input: []byte(input)},
+	_, err = d.Run(context.Background(), reflection.ToolCall{Name: "login", Input: []byte(input)},
 		newTool(h.tp, failing(errors.New("dial "+secret))).dispatch)
 	require.NoError(t, err)
 
-	_, err = h.tel.Run(context.Background(), h.driver(), reflection.ToolCall{Name: "echo", Input: []byte(input)},
+	_, err = h.driver().Run(context.Background(), reflection.ToolCall{Name: "echo", Input: []byte(input)},
 		newTool(h.tp, ok("echo "+secret)).dispatch)
 	require.NoError(t, err)
 }
@@ -132,7 +132,7 @@ func TestTextsUnredacted(t *testing.T) {
 	tl := newTool(h.tp, bad("denied for "+secret), ok("fine"))
 	d := h.driver(reflection.WithReflector(reflectiontest.NewReflector(analysis("key "+secret, nil))),
 		reflection.WithStrategy(reflection.NewExponentialBackoff(3).WithBaseDelay(0)))
-	_, err := h.tel.Run(context.Background(), d, reflection.ToolCall{Name: "login", Input: []byte(`{"k":"` + secret + `"}`)}, tl.dispatch)
+	_, err := d.Run(context.Background(), reflection.ToolCall{Name: "login", Input: []byte(`{"k":"` + secret + `"}`)}, tl.dispatch)
 	require.NoError(t, err)
 	first := h.named("execute_tool login")[0]
 	assert.Equal(t, "denied for "+secret, first.Status().Description)

@@ -3,7 +3,7 @@
 // reflection.Driver. It is offline and needs no model: a small rule-based
 // Reflector stands in for one.
 //
-// Three calls show what the adapter does:
+// Four calls show what the adapter does:
 //
 //   - get_weather is called with a city name the server does not know; the
 //     server rejects it, and the Reflector, which sees the tool's schema
@@ -11,8 +11,12 @@
 //   - search_v1 is deprecated; the server adds search_v2 while the client is
 //     connected, the tool list follows the server's notification, and the
 //     Reflector's ToolChange to search_v2 applies;
-//   - stock_price never answers; after the strategy's retries the failure
-//     goes back to the model as a soft error, and the agent goes on.
+//   - stock_price never answers; it is annotated read-only, so the Driver
+//     retries it, and after the strategy's retries the failure goes back to
+//     the model as a soft error, and the agent goes on;
+//   - book_room times out; it has no annotations, so by the MCP
+//     specification's defaults it may have booked the room already, and the
+//     Driver does not run it again blindly.
 //
 // Run it with: go run .
 package main
@@ -29,7 +33,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/loopctl-go/reflection"
-	reflectmcp "github.com/loopctl-go/reflection/contrib/mcp"
+	reflectionmcp "github.com/loopctl-go/reflection/contrib/mcp"
 )
 
 func main() {
@@ -49,8 +53,9 @@ func run(ctx context.Context, w io.Writer) error {
 	defer func() { _ = serverSession.Wait() }()
 
 	// The glue: a Tools installed as the client's list-changed handler before
-	// Connect, loaded once connected, and given to the Driver as its schemas.
-	tools := reflectmcp.NewTools()
+	// Connect, loaded once connected, and given to the Driver as its schemas
+	// and, since this server is our own and trusted, its effects.
+	tools := reflectionmcp.NewTools()
 	listChanged := make(chan struct{}, 1)
 	client := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "v1"}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(ctx context.Context, req *mcp.ToolListChangedRequest) {
@@ -71,13 +76,14 @@ func run(ctx context.Context, w io.Writer) error {
 	driver := reflection.NewDriver(
 		reflection.WithReflector(rules{}),
 		reflection.WithStrategy(reflection.NewExponentialBackoff(2).WithBaseDelay(0)),
-		reflection.WithSchemas(tools.Lookup),
+		reflection.WithSchemas(tools.Schemas()),
+		reflection.WithEffects(tools.Effect),
 		reflection.WithObserver(trace(w)),
 	)
 
 	call := func(c reflection.ToolCall) error {
 		fmt.Fprintf(w, "\n== %s %s\n", c.Name, c.Input)
-		res, err := reflectmcp.CallTool(ctx, driver, session, c)
+		res, err := reflectionmcp.CallTool(ctx, driver, session, c)
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.ID, err) // only when ctx has ended
 		}
@@ -101,12 +107,15 @@ func run(ctx context.Context, w io.Writer) error {
 		return err
 	}
 
-	return call(reflection.ToolCall{ID: "call_3", Name: "stock_price", Input: json.RawMessage(`{"symbol":"ACME"}`)})
+	if err := call(reflection.ToolCall{ID: "call_3", Name: "stock_price", Input: json.RawMessage(`{"symbol":"ACME"}`)}); err != nil {
+		return err
+	}
+	return call(reflection.ToolCall{ID: "call_4", Name: "book_room", Input: json.RawMessage(`{"room":"Tagus","hour":15}`)})
 }
 
-func toolNames(tools *reflectmcp.Tools) []string {
+func toolNames(tools *reflectionmcp.Tools) []string {
 	var names []string
-	for _, s := range tools.Schemas() {
+	for _, s := range tools.Catalog(context.Background()) {
 		names = append(names, s.Name)
 	}
 	return names
@@ -124,29 +133,42 @@ type symbolArgs struct {
 	Symbol string `json:"symbol" jsonschema:"a ticker symbol"`
 }
 
-// newServer is the MCP server: three tools, one of them deprecated.
+type bookingArgs struct {
+	Room string `json:"room" jsonschema:"the room to book"`
+	Hour int    `json:"hour" jsonschema:"the hour the meeting starts"`
+}
+
+// readOnly annotates a tool that changes nothing.
+var readOnly = &mcp.ToolAnnotations{ReadOnlyHint: true}
+
+// newServer is the MCP server: four tools, one of them deprecated, three
+// annotated read-only.
 func newServer() *mcp.Server {
 	server := mcp.NewServer(&mcp.Implementation{Name: "office", Version: "v1"}, nil)
-	mcp.AddTool(server, &mcp.Tool{Name: "get_weather", Description: "Current weather of a city."},
+	mcp.AddTool(server, &mcp.Tool{Name: "get_weather", Description: "Current weather of a city.", Annotations: readOnly},
 		func(_ context.Context, _ *mcp.CallToolRequest, in cityArgs) (*mcp.CallToolResult, any, error) {
 			if in.City != "Lisbon" {
 				return nil, nil, fmt.Errorf("unknown city %q; use the English name", in.City)
 			}
 			return text("Lisbon: 19°C, clear"), nil, nil
 		})
-	mcp.AddTool(server, &mcp.Tool{Name: "search_v1", Description: "Deprecated search."},
+	mcp.AddTool(server, &mcp.Tool{Name: "search_v1", Description: "Deprecated search.", Annotations: readOnly},
 		func(context.Context, *mcp.CallToolRequest, queryArgs) (*mcp.CallToolResult, any, error) {
 			return nil, nil, errors.New("search_v1 is deprecated; use search_v2")
 		})
-	mcp.AddTool(server, &mcp.Tool{Name: "stock_price", Description: "Latest price of a stock."},
+	mcp.AddTool(server, &mcp.Tool{Name: "stock_price", Description: "Latest price of a stock.", Annotations: readOnly},
 		func(context.Context, *mcp.CallToolRequest, symbolArgs) (*mcp.CallToolResult, any, error) {
 			return nil, nil, errors.New("quote service unavailable")
+		})
+	mcp.AddTool(server, &mcp.Tool{Name: "book_room", Description: "Book a meeting room."},
+		func(context.Context, *mcp.CallToolRequest, bookingArgs) (*mcp.CallToolResult, any, error) {
+			return nil, nil, errors.New("calendar service unavailable: timed out waiting for the booking to be confirmed")
 		})
 	return server
 }
 
 func addSearchV2(server *mcp.Server) {
-	mcp.AddTool(server, &mcp.Tool{Name: "search_v2", Description: "Search the documents."},
+	mcp.AddTool(server, &mcp.Tool{Name: "search_v2", Description: "Search the documents.", Annotations: readOnly},
 		func(_ context.Context, _ *mcp.CallToolRequest, in queryArgs) (*mcp.CallToolResult, any, error) {
 			return text(fmt.Sprintf("3 results for %q", in.Query)), nil, nil
 		})

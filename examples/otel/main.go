@@ -1,5 +1,5 @@
 // Command otel runs three tool calls of a pretend agent through a
-// reflection.Driver traced by contrib/otel, offline, and prints the spans
+// reflection.Driver traced by reflectionotel, offline, and prints the spans
 // (with their events) and the metrics they left, as a tracing backend would
 // show them: a call recovered by an InputFix, one recovered by a ToolChange,
 // and one that fails softly with a secret in its texts, redacted.
@@ -44,8 +44,8 @@ func run(w io.Writer) error {
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	defer func() { _ = tp.Shutdown(ctx); _ = mp.Shutdown(ctx) }()
 
-	// The glue: a Telemetry, its Observer joined with the host's own, and
-	// every tool call through tel.Run.
+	// The glue: a Telemetry, and its Observer joined with the host's own in
+	// the Driver. Nothing else: every call the Driver runs is traced.
 	tel := reflectionotel.New(
 		reflectionotel.WithTracerProvider(tp),
 		reflectionotel.WithMeterProvider(mp),
@@ -71,7 +71,7 @@ func run(w io.Writer) error {
 		{ID: "call_2", Name: "search", Input: json.RawMessage(`{"query":"release notes"}`)},
 		{ID: "call_3", Name: "login", Input: json.RawMessage(`{"user":"ana","api_key":"sk-proj-0123456789abcdefghijklmnop"}`)},
 	} {
-		res, err := tel.Run(turnCtx, d, call, tools.dispatch)
+		res, err := d.Run(turnCtx, call, tools.dispatch)
 		if err != nil {
 			return fmt.Errorf("%s: %w", call.Name, err)
 		}

@@ -10,8 +10,8 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// TestExample runs the demo and checks the tree it prints: each call's run
-// span under the agent's turn, its attempts under it, the tools' own spans
+// TestExample runs the demo and checks the tree it prints: each call's span
+// under the agent's turn, its attempts under it, the tools' own spans
 // under the attempts, the events, the redacted texts and the metrics. The
 // backoff's waits run on synctest's clock.
 func TestExample(t *testing.T) {
@@ -39,9 +39,11 @@ func TestExample(t *testing.T) {
 		"    execute_tool search_v2 {gen_ai.operation.name=execute_tool",
 		"reflection.attempt=1}\n      GET /v2/search\n  reflection.run login {error.type=failed",
 		`gen_ai.tool.call.arguments={"user":"ana","api_key":"[REDACTED]"}`,
-		"reflection.outcome=failed} status=Error(\"invalid credentials: api_key=[REDACTED]\")",
+		"reflection.outcome=failed reflection.reason=strategy} status=Error(\"invalid credentials: api_key=[REDACTED]\")",
+		"· reflection.decision {reflection.action=fail reflection.attempt=0 reflection.decision.reason=the credentials are wrong}",
+		"· reflection.wait {reflection.attempt=0 reflection.wait.delay=0.01}",
 		"reflection.calls {gen_ai.tool.name=get_weather reflection.outcome=succeeded} = 1",
-		"reflection.calls {gen_ai.tool.name=login reflection.outcome=failed} = 1",
+		"reflection.calls {gen_ai.tool.name=login reflection.outcome=failed reflection.reason=strategy} = 1",
 		"reflection.call.attempts {gen_ai.tool.name=search reflection.outcome=succeeded} count=1 sum=2",
 		"reflection.wait.duration {gen_ai.tool.name=get_weather} count=1",
 		"gen_ai.client.token.usage {gen_ai.operation.name=chat gen_ai.provider.name=openai gen_ai.request.model=gpt-4o-mini gen_ai.token.type=input} count=3 sum=1050",

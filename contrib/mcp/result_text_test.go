@@ -1,4 +1,4 @@
-package mcp_test
+package reflectionmcp_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loopctl-go/reflection"
-	reflectmcp "github.com/loopctl-go/reflection/contrib/mcp"
+	reflectionmcp "github.com/loopctl-go/reflection/contrib/mcp"
 )
 
 // TestResultText covers each kind of content item, alone and mixed.
@@ -92,7 +92,7 @@ func TestResultText(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, reflectmcp.ResultText(tt.res))
+			assert.Equal(t, tt.want, reflectionmcp.ResultText(tt.res))
 		})
 	}
 }
@@ -127,7 +127,7 @@ func TestResultTextOverTheWire(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.tool, func(t *testing.T) {
-			res, err := reflectmcp.Dispatch(f.session)(context.Background(), reflection.ToolCall{ID: "1", Name: tt.tool, Input: json.RawMessage(tt.input)})
+			res, err := reflectionmcp.Dispatch(f.session)(context.Background(), reflection.ToolCall{ID: "1", Name: tt.tool, Input: json.RawMessage(tt.input)})
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, res)
 		})

@@ -1,0 +1,112 @@
+package reflectionotel
+
+import (
+	"context"
+	"time"
+
+	"github.com/loopctl-go/reflection"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// The hooks below record, as events on the call's span, what recovery does
+// between attempts: the analysis, the decision, each wait, each correction
+// and each question put to a human.
+
+// analyzed records the Reflector's answer, or its failure.
+func (t *Telemetry) analyzed(ctx context.Context, f reflection.Failure, a reflection.FailureAnalysis, err error) {
+	c := t.callOf(ctx)
+	if c == nil {
+		return
+	}
+	attrs := make([]attribute.KeyValue, 0, 9)
+	attrs = append(attrs, attemptKey.Int(f.Attempt))
+	if limit, ok := attemptTimeout(f.Err); ok {
+		attrs = append(attrs, attemptTimeoutKey.Float64(seconds(limit)))
+	}
+	attrs = t.appendText(attrs, failureKey, f.Error)
+	if err != nil {
+		attrs = t.appendErr(attrs, errorKey, err)
+	} else {
+		attrs = append(attrs, recoverKey.Bool(a.IsRecoverable), severityKey.String(a.Severity.String()))
+		if a.Correction != nil {
+			attrs = append(attrs, corrTypeKey.String(string(a.Correction.Type)))
+		}
+		if a.RetryAfter > 0 {
+			attrs = append(attrs, retryAfterKey.Float64(seconds(a.RetryAfter)))
+		}
+		attrs = t.appendText(attrs, rootCauseKey, a.RootCause)
+	}
+	c.span.AddEvent(analysisEvent, trace.WithAttributes(attrs...))
+}
+
+// decided records the action the Driver takes.
+func (t *Telemetry) decided(ctx context.Context, attempt int, action reflection.RecoveryAction) {
+	c := t.callOf(ctx)
+	if c == nil {
+		return
+	}
+	attrs := make([]attribute.KeyValue, 0, 3)
+	attrs = append(attrs, attemptKey.Int(attempt))
+	switch act := action.(type) {
+	case reflection.Retry:
+		attrs = append(attrs, actionKey.String("retry"), retryDelayKey.Float64(seconds(max(act.Delay, 0))))
+	case reflection.Skip:
+		attrs = append(attrs, actionKey.String("skip"))
+		attrs = t.appendText(attrs, actionReasonKey, act.Reason)
+	case reflection.AskUser:
+		attrs = append(attrs, actionKey.String("ask_user"))
+		attrs = t.appendText(attrs, promptKey, act.Prompt)
+	case reflection.Fail:
+		attrs = append(attrs, actionKey.String("fail"))
+		attrs = t.appendText(attrs, actionReasonKey, act.Reason)
+	default: // the Driver reports any other action as Fail; kept for safety
+		attrs = append(attrs, actionKey.String("fail"))
+	}
+	c.span.AddEvent(decisionEvent, trace.WithAttributes(attrs...))
+}
+
+// waiting records a wait between attempts and starts measuring it. An
+// immediate retry (delay 0) is no wait and records nothing.
+func (t *Telemetry) waiting(ctx context.Context, attempt int, delay time.Duration) {
+	c := t.callOf(ctx)
+	if c == nil || delay <= 0 {
+		return
+	}
+	c.span.AddEvent(waitEvent, trace.WithAttributes(attemptKey.Int(attempt), waitDelayKey.Float64(seconds(delay))))
+	c.startWait(delay)
+}
+
+// corrected records an InputFix or ToolChange, applied or dropped.
+func (t *Telemetry) corrected(ctx context.Context, attempt int, corr reflection.Correction, applied bool, why string) {
+	c := t.callOf(ctx)
+	if c == nil {
+		return
+	}
+	attrs := make([]attribute.KeyValue, 0, 6)
+	attrs = append(attrs, attemptKey.Int(attempt), corrTypeKey.String(string(corr.Type)), appliedKey.Bool(applied))
+	attrs = t.appendText(attrs, corrToolKey, corr.AlternativeTool)
+	attrs = t.appendText(attrs, corrInputKey, string(corr.ModifiedInput))
+	attrs = t.appendText(attrs, corrWhyKey, why)
+	c.span.AddEvent(correctionEvent, trace.WithAttributes(attrs...))
+}
+
+// asked records a question put to a human and the answer, or the Asker's
+// failure.
+func (t *Telemetry) asked(ctx context.Context, attempt int, q reflection.Question, ans reflection.Answer, err error) {
+	c := t.callOf(ctx)
+	if c == nil {
+		return
+	}
+	attrs := make([]attribute.KeyValue, 0, 6)
+	attrs = append(attrs, attemptKey.Int(attempt))
+	attrs = t.appendText(attrs, promptKey, q.Prompt)
+	if err != nil {
+		attrs = t.appendErr(attrs, errorKey, err)
+	} else {
+		attrs = append(attrs, approvedKey.Bool(ans.Approve))
+		attrs = t.appendText(attrs, answerKey, string(ans.Input))
+		attrs = t.appendText(attrs, replyKey, ans.Reply)
+	}
+	c.span.AddEvent(askEvent, trace.WithAttributes(attrs...))
+}

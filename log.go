@@ -164,19 +164,25 @@ func (d *Driver) sensitive(attrs []slog.Attr, level slog.Level, key, text string
 	if text == "" || (level > slog.LevelDebug && !d.logTexts) {
 		return attrs
 	}
-	if d.redact != nil {
-		text = redactSafely(d.redact, text)
-	}
-	return append(attrs, slog.String(key, text))
+	return append(attrs, slog.String(key, Redact(d.redact, text)))
 }
 
-// redactSafely runs the host's redactor; a panic in it hides the text
-// entirely rather than logging it unscrubbed.
-func redactSafely(redact func(string) string, text string) (out string) {
+// Redact runs a host's redactor on text, as the Driver does for every text
+// it logs: a nil redact returns text as it is, and a redact that panics
+// withholds the text entirely ("[redactor panicked; text withheld]") rather
+// than let it out unscrubbed. An adapter that writes texts elsewhere (a
+// span, a metric) scrubs them through it too.
+func Redact(redact func(string) string, text string) (out string) {
+	if redact == nil {
+		return text
+	}
 	defer func() {
 		if recover() != nil {
-			out = "[redactor panicked; text withheld]"
+			out = redactWithheld
 		}
 	}()
 	return redact(text)
 }
+
+// redactWithheld stands for a text whose redactor panicked.
+const redactWithheld = "[redactor panicked; text withheld]"

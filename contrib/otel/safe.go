@@ -73,18 +73,3 @@ func attemptTimeout(err error) (time.Duration, bool) {
 	}
 	return 0, false
 }
-
-// redactedWhenPanicked stands for a text whose redactor panicked.
-const redactedWhenPanicked = "[redactor panicked; text withheld]"
-
-// redactSafely runs the host's redactor on s; a panic in it withholds s.
-// The root module guards its own redactor alike but exports no such guard,
-// so this is the one copy outside it.
-func redactSafely(redact func(string) string, s string) (out string) {
-	defer func() {
-		if recover() != nil {
-			out = redactedWhenPanicked
-		}
-	}()
-	return redact(s)
-}

@@ -12,7 +12,7 @@ func (t *Telemetry) text(s string) string {
 		return ""
 	}
 	if t.redact != nil {
-		return redactSafely(t.redact, s)
+		return reflection.Redact(t.redact, s)
 	}
 	return s
 }

@@ -95,6 +95,29 @@ func TestCall(t *testing.T) {
 	}
 }
 
+// TestInputFixMustBeTheExactEnvelope gives InputFixes whose key differs in
+// case or repeats: encoding/json would read either as {"input": ...}, but
+// neither is the root's envelope, so the tool never runs with them (the
+// attempt fails with reflection.InputText's error, or the Driver drops the
+// fix first) and the Reflector is told why.
+func TestInputFixMustBeTheExactEnvelope(t *testing.T) {
+	tool := &adder{}
+	r := &scripted{answers: []reflection.FailureAnalysis{
+		inputFix(json.RawMessage(`{"Input":"2 + 3"}`)),
+		inputFix(json.RawMessage(`{"input":"2 + 4","input":"2 + 3"}`)),
+		inputFix(reflection.TextInput("2 + 3")),
+	}}
+	got, err := reflectionlangchaingo.WrapTool(backoff(r), tool).Call(context.Background(), "two plus three")
+	require.NoError(t, err)
+	assert.Equal(t, "5", got)
+	assert.Equal(t, []string{"two plus three", "2 + 3"}, tool.ran())
+	asked := r.asked()
+	require.Len(t, asked, 3)
+	for _, f := range asked[1:] {
+		assert.True(t, strings.HasPrefix(f.Error, reflection.ErrNotTextInput.Error()), f.Error)
+	}
+}
+
 // TestCheckInputDropsAnotherShape gives a Driver CheckInput: an InputFix
 // that is not {"input": text} is dropped before it costs a call, and the
 // retry runs the input as it was.

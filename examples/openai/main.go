@@ -138,9 +138,11 @@ func run(ctx context.Context, out io.Writer, strategy reflection.RecoveryStrateg
 	return fmt.Errorf("no answer after 5 turns")
 }
 
+// failureText is what the Reflector reads of a failed attempt, as the
+// Driver reads it.
 func failureText(res reflection.ToolResult, err error) string {
 	if err != nil {
-		return err.Error()
+		return reflection.ErrorText(err)
 	}
 	return res.Content
 }

@@ -71,7 +71,7 @@ func ExampleToolset_Config() {
 	driver := reflection.NewDriver(
 		reflection.WithReflector(exampleReflector),
 		reflection.WithStrategy(reflection.NewExponentialBackoff(3).WithBaseDelay(0)),
-		reflection.WithSchemas(set.Schema),
+		reflection.WithSchemas(set.Schemas()),
 	)
 	conf := set.Config(driver)
 	conf.ExecuteSequentially = true // other fields are yours to set
@@ -116,7 +116,7 @@ func ExampleToolset_UnknownToolsHandler() {
 	driver := reflection.NewDriver(
 		reflection.WithReflector(closestName),
 		reflection.WithStrategy(reflection.NewExponentialBackoff(3).WithBaseDelay(0)),
-		reflection.WithSchemas(set.Schema),
+		reflection.WithSchemas(set.Schemas()),
 	)
 	handler := set.UnknownToolsHandler(driver)
 

@@ -53,7 +53,7 @@ func TestReactAgent(t *testing.T) {
 				set, err := reflectioneino.NewToolset(context.Background(), []tool.BaseTool{old, weather})
 				require.NoError(t, err)
 				r := newReflector(toolChange("weather"), inputFix(`{"city":"Paris"}`))
-				d := retryingDriver(r, reflection.WithSchemas(set.Schema))
+				d := retryingDriver(r, reflection.WithSchemas(set.Schemas()))
 				cm := newChatModel(callTools(call("c1", "old_weather", `{"city":"Pariss"}`)), answerWithToolResults)
 				a, err := react.NewAgent(context.Background(), &react.AgentConfig{ToolCallingModel: cm, ToolsConfig: set.Config(d)})
 				require.NoError(t, err)

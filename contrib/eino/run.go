@@ -29,10 +29,12 @@ func isInterrupt(err error) bool {
 // An interrupt from the tool is kept aside and the Driver's context is
 // cancelled with errInterrupted, so the Driver stops at once without asking
 // its Reflector; the interrupt is then returned exactly as the tool returned
-// it, for eino to checkpoint. A hard error from Run is returned only when ctx
-// has ended; any other (exhaustion, a wait the deadline cannot fit) leaves the
-// result's failure text as the tool's output, so the agent goes on. Soft
-// results come back with a nil error.
+// it, for eino to checkpoint. Of Run's errors, only what
+// reflection.FrameworkError keeps is returned: the error of a call whose ctx
+// (the caller's, not the Driver's cancelled one) has ended; any other
+// (exhaustion, a wait the deadline cannot fit) leaves the result's failure
+// text as the tool's output, so the agent goes on. Soft results come back
+// with a nil error.
 func run(ctx context.Context, d *reflection.Driver, call reflection.ToolCall, dispatch reflection.DispatchFunc) (reflection.ToolResult, error) {
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -41,10 +43,7 @@ func run(ctx context.Context, d *reflection.Driver, call reflection.ToolCall, di
 	if g.interrupt != nil {
 		return reflection.ToolResult{ID: call.ID}, g.interrupt
 	}
-	if err != nil && ctx.Err() != nil {
-		return res, err
-	}
-	return res, nil
+	return res, reflection.FrameworkError(ctx, err)
 }
 
 // interruptGuard wraps a dispatch func and catches eino's interrupts in it.

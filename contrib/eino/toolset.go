@@ -66,13 +66,15 @@ func NewToolset(ctx context.Context, tools []tool.BaseTool) (*Toolset, error) {
 	return s, nil
 }
 
-// Schema returns the schema of the named tool, built once from its ToolInfo,
-// and false for a tool the Toolset does not have. The method value is a
-// reflection.SchemaLookup: give it to the Driver with
-// reflection.WithSchemas(toolset.Schema), so that the Reflector sees the
-// failing tool's schema and a ToolChange to a tool that does not exist is
-// dropped before the retry.
-func (s *Toolset) Schema(name string) (reflection.ToolSchema, bool) {
+// Schemas returns the Toolset's reflection.SchemaLookup, for
+// reflection.WithSchemas(set.Schemas()): the schema of each tool, built once
+// from its ToolInfo, and false for a tool the Toolset does not have. With it
+// the Reflector sees the failing tool's schema, and a ToolChange to a tool
+// that does not exist is dropped before the retry.
+func (s *Toolset) Schemas() reflection.SchemaLookup { return s.schema }
+
+// schema is the lookup Schemas returns.
+func (s *Toolset) schema(name string) (reflection.ToolSchema, bool) {
 	m, ok := s.members[name]
 	if !ok {
 		return reflection.ToolSchema{}, false

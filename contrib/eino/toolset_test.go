@@ -51,7 +51,7 @@ func TestToolsetSchemas(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s, ok := set.Schema(tc.tool)
+			s, ok := set.Schemas()(tc.tool)
 			require.True(t, ok)
 			assert.Equal(t, tc.tool, s.Name)
 			assert.Equal(t, tc.desc, s.Description)
@@ -59,7 +59,7 @@ func TestToolsetSchemas(t *testing.T) {
 		})
 	}
 	t.Run("unknown tool", func(t *testing.T) {
-		_, ok := set.Schema("nowhere")
+		_, ok := set.Schemas()("nowhere")
 		assert.False(t, ok)
 	})
 }
@@ -68,10 +68,10 @@ func TestToolsetBuildsSchemasOnce(t *testing.T) {
 	tl := &countingTool{textTool: weatherTool()}
 	set, err := reflectioneino.NewToolset(context.Background(), []tool.BaseTool{tl})
 	require.NoError(t, err)
-	first, ok := set.Schema("weather")
+	first, ok := set.Schemas()("weather")
 	require.True(t, ok)
 	for range 100 {
-		s, _ := set.Schema("weather")
+		s, _ := set.Schemas()("weather")
 		require.Same(t, &first.InputSchema[0], &s.InputSchema[0], "every lookup returns the bytes built once")
 	}
 	assert.Equal(t, int32(1), tl.infos.Load(), "Info is called once, by NewToolset")

@@ -36,7 +36,7 @@ func TestToolsNodeRecovers(t *testing.T) {
 				r := newReflector(inputFix(`{"city":"Paris"}`))
 				set, err := reflectioneino.NewToolset(context.Background(), []tool.BaseTool{weather})
 				require.NoError(t, err)
-				d := retryingDriver(r, reflection.WithSchemas(set.Schema))
+				d := retryingDriver(r, reflection.WithSchemas(set.Schemas()))
 				log := &callbackLog{}
 
 				out, err := m.run(context.Background(), toolsGraph(t, set.Config(d)),
@@ -70,7 +70,7 @@ func TestToolsNodeRecovers(t *testing.T) {
 				log := &callbackLog{}
 				set, err := reflectioneino.NewToolset(context.Background(), []tool.BaseTool{old, weather})
 				require.NoError(t, err)
-				d := retryingDriver(r, reflection.WithSchemas(set.Schema))
+				d := retryingDriver(r, reflection.WithSchemas(set.Schemas()))
 
 				out, err := m.run(context.Background(), toolsGraph(t, set.Config(d)),
 					assistant(call("c1", "old_weather", `{"city":"Paris"}`)), compose.WithCallbacks(log.handler()))
@@ -150,7 +150,7 @@ func TestToolChangeNeedsAToolThatExists(t *testing.T) {
 				r := newReflector(toolChange("nowhere"), reflection.FailureAnalysis{RootCause: "give up"})
 				set, err := reflectioneino.NewToolset(context.Background(), []tool.BaseTool{flaky})
 				require.NoError(t, err)
-				d := retryingDriver(r, reflection.WithSchemas(set.Schema))
+				d := retryingDriver(r, reflection.WithSchemas(set.Schemas()))
 				out, err := m.run(context.Background(), toolsGraph(t, set.Config(d)), assistant(call("c1", "flaky", `{}`)))
 				require.NoError(t, err)
 				assert.Equal(t, []string{"down"}, contents(out))

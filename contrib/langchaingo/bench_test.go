@@ -1,11 +1,11 @@
-package langchaingo_test
+package reflectionlangchaingo_test
 
 import (
 	"context"
 	"testing"
 
 	"github.com/loopctl-go/reflection"
-	"github.com/loopctl-go/reflection/contrib/langchaingo"
+	reflectionlangchaingo "github.com/loopctl-go/reflection/contrib/langchaingo"
 )
 
 // BenchmarkCall compares calling a tool directly with calling it through
@@ -25,7 +25,7 @@ func BenchmarkCall(b *testing.B) {
 	})
 	b.Run("wrapped", func(b *testing.B) {
 		tool := &adder{}
-		w := langchaingo.New(tool, reflection.NewDriver())
+		w := reflectionlangchaingo.WrapTool(reflection.NewDriver(), tool)
 		b.ReportAllocs()
 		for b.Loop() {
 			if _, err := w.Call(ctx, "2 + 3"); err != nil {

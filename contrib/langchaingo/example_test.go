@@ -1,8 +1,9 @@
-package langchaingo_test
+package reflectionlangchaingo_test
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log"
 	"strings"
@@ -12,20 +13,20 @@ import (
 	"github.com/tmc/langchaingo/tools"
 
 	"github.com/loopctl-go/reflection"
-	"github.com/loopctl-go/reflection/contrib/langchaingo"
+	reflectionlangchaingo "github.com/loopctl-go/reflection/contrib/langchaingo"
 )
 
 // A langchaingo agent whose model writes an expression langchaingo's
 // Calculator cannot evaluate. The wrapped Calculator runs through a Driver:
 // the Reflector rewrites the input and the agent gets the result.
-func Example() {
+func ExampleWrapTools() {
 	model := &fakeModel{script: []string{
 		"Action: calculator\nAction Input: six times seven",
 		"Final Answer: 42",
 	}}
 	words := strings.NewReplacer("six", "6", "seven", "7", "times", "*")
 	reflector := reflection.ReflectorFunc(func(_ context.Context, f reflection.Failure) (reflection.FailureAnalysis, error) {
-		text, err := langchaingo.InputText(f.Input)
+		text, err := reflection.InputText(f.Input)
 		if err != nil {
 			return reflection.FailureAnalysis{}, fmt.Errorf("%w: %w", reflection.ErrSkipped, err)
 		}
@@ -35,7 +36,7 @@ func Example() {
 			RootCause:     "the expression is written in words",
 			Correction: &reflection.Correction{
 				Type:          reflection.InputFix,
-				ModifiedInput: langchaingo.TextInput(words.Replace(text)),
+				ModifiedInput: reflection.TextInput(words.Replace(text)),
 			},
 		}, nil
 	})
@@ -43,12 +44,12 @@ func Example() {
 	driver := reflection.NewDriver(
 		reflection.WithReflector(reflector),
 		reflection.WithStrategy(reflection.NewExponentialBackoff(3).WithBaseDelay(0)),
-		reflection.WithSchemas(langchaingo.Lookup(calculator)),
+		reflection.WithSchemas(reflectionlangchaingo.Schemas([]tools.Tool{calculator})),
 	)
 	// The Calculator reports a bad expression in its output, not as an error.
-	failed := langchaingo.WithFailedOutput(func(out string) bool { return strings.HasPrefix(out, "error from evaluator:") })
+	failed := reflectionlangchaingo.WithFailedOutput(func(out string) bool { return strings.HasPrefix(out, "error from evaluator:") })
 
-	agent := agents.NewOneShotAgent(model, langchaingo.Wrap([]tools.Tool{calculator}, driver, failed))
+	agent := agents.NewOneShotAgent(model, reflectionlangchaingo.WrapTools(driver, []tools.Tool{calculator}, failed))
 	answer, err := chains.Run(context.Background(), agents.NewExecutor(agent), "What is six times seven?")
 	if err != nil {
 		log.Fatal(err)
@@ -61,26 +62,38 @@ func Example() {
 	// answer: 42
 }
 
-// TextInput and InputText are the two directions of a wrapped tool's input.
-func ExampleTextInput() {
-	in := langchaingo.TextInput(`SELECT name FROM users WHERE age > 30`)
-	fmt.Println(string(in))
-	text, err := langchaingo.InputText(in)
-	fmt.Println(text, err)
+// CheckInput keeps a Driver whose tools are all wrappers from retrying with
+// an InputFix that is not {"input": "<text>"}: it is reflection.InputText in
+// the signature of reflection.WithInputCheck.
+func ExampleCheckInput() {
+	fmt.Println(reflectionlangchaingo.CheckInput("sql", reflection.TextInput("SELECT name FROM users WHERE age > 30")))
+	err := reflectionlangchaingo.CheckInput("sql", json.RawMessage(`{"query":"SELECT 1"}`))
+	fmt.Println(errors.Is(err, reflection.ErrNotTextInput))
 
-	_, err = langchaingo.InputText(json.RawMessage(`{"query":"SELECT 1"}`))
-	fmt.Println(err)
+	_ = reflection.NewDriver(reflection.WithInputCheck(reflectionlangchaingo.CheckInput))
 	// Output:
-	// {"input":"SELECT name FROM users WHERE age > 30"}
-	// SELECT name FROM users WHERE age > 30 <nil>
-	// langchaingo: tool input must be {"input": "<text>"}: json: unknown field "query"
+	// <nil>
+	// true
+}
+
+// Schemas is the lookup a Reflector reads the wrapped tools' schemas from:
+// each takes {"input": "<text>"}.
+func ExampleSchemas() {
+	lookup := reflectionlangchaingo.Schemas([]tools.Tool{tools.Calculator{}})
+	s, ok := lookup("calculator")
+	fmt.Println(ok, string(s.InputSchema))
+	_, ok = lookup("search")
+	fmt.Println(ok)
+	// Output:
+	// true {"type":"object","properties":{"input":{"type":"string","description":"The text the tool takes."}},"required":["input"],"additionalProperties":false}
+	// false
 }
 
 // A wrapper hands a failure to the model as the tool's output, so
 // langchaingo's executor goes on; only a ctx that has ended is an error.
-func ExampleTool_Call() {
+func ExampleWrapTool() {
 	driver := reflection.NewDriver() // no retry: every failure ends softly
-	adderTool := langchaingo.New(&adder{}, driver)
+	adderTool := reflectionlangchaingo.WrapTool(driver, &adder{})
 
 	out, err := adderTool.Call(context.Background(), "2 + 40")
 	fmt.Printf("%q %v\n", out, err)

@@ -1,4 +1,4 @@
-package langchaingo_test
+package reflectionlangchaingo_test
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"github.com/tmc/langchaingo/tools"
 
 	"github.com/loopctl-go/reflection"
-	"github.com/loopctl-go/reflection/contrib/langchaingo"
+	reflectionlangchaingo "github.com/loopctl-go/reflection/contrib/langchaingo"
 )
 
 const question = "What is two plus three?"
@@ -31,11 +31,11 @@ func TestExecutorRecovers(t *testing.T) {
 		"Thought: I know the answer.\nFinal Answer: 5",
 	}}
 	tool := &adder{}
-	r := &scripted{answers: []reflection.FailureAnalysis{inputFix(langchaingo.TextInput("2 + 3"))}}
-	driver := backoff(r, reflection.WithSchemas(langchaingo.Lookup(tool)))
+	r := &scripted{answers: []reflection.FailureAnalysis{inputFix(reflection.TextInput("2 + 3"))}}
+	driver := backoff(r, reflection.WithSchemas(reflectionlangchaingo.Schemas([]tools.Tool{tool})))
 
 	ctx := reflection.ContextWithTask(context.Background(), question)
-	answer, err := chains.Run(ctx, newExecutor(model, langchaingo.Wrap([]tools.Tool{tool}, driver)), question)
+	answer, err := chains.Run(ctx, newExecutor(model, reflectionlangchaingo.WrapTools(driver, []tools.Tool{tool})), question)
 	require.NoError(t, err)
 	assert.Equal(t, "5", answer)
 
@@ -56,7 +56,7 @@ func TestExecutorSoftFailure(t *testing.T) {
 		"Final Answer: I could not add those.",
 	}}
 	tool := &adder{}
-	answer, err := chains.Run(context.Background(), newExecutor(model, langchaingo.Wrap([]tools.Tool{tool}, reflection.NewDriver())), question)
+	answer, err := chains.Run(context.Background(), newExecutor(model, reflectionlangchaingo.WrapTools(reflection.NewDriver(), []tools.Tool{tool})), question)
 	require.NoError(t, err)
 	assert.Equal(t, "I could not add those.", answer)
 	prompts := model.sent()
@@ -73,7 +73,7 @@ func TestExecutorExhaustion(t *testing.T) {
 	}}
 	tool := &adder{}
 	driver := retrying(&scripted{answers: []reflection.FailureAnalysis{transient}})
-	answer, err := chains.Run(context.Background(), newExecutor(model, langchaingo.Wrap([]tools.Tool{tool}, driver)), question)
+	answer, err := chains.Run(context.Background(), newExecutor(model, reflectionlangchaingo.WrapTools(driver, []tools.Tool{tool})), question)
 	require.NoError(t, err)
 	assert.Equal(t, "The adder is broken.", answer)
 	assert.Len(t, tool.ran(), reflection.MaxRecoveryAttempts+1)
@@ -103,7 +103,7 @@ func TestExecutorCancel(t *testing.T) {
 		<-started
 		cancel()
 	}()
-	_, err := chains.Run(ctx, newExecutor(model, langchaingo.Wrap([]tools.Tool{waiter{started: started}}, driver)), question)
+	_, err := chains.Run(ctx, newExecutor(model, reflectionlangchaingo.WrapTools(driver, []tools.Tool{waiter{started: started}})), question)
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Len(t, model.sent(), 1)
 }

@@ -1,4 +1,4 @@
-package langchaingo_test
+package reflectionlangchaingo_test
 
 import (
 	"testing"

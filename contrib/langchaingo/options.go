@@ -1,7 +1,12 @@
-package langchaingo
+package reflectionlangchaingo
 
-// Option configures a Tool in New and Wrap.
-type Option func(*Tool)
+// Option configures a wrapper in WrapTool and WrapTools.
+type Option func(*config)
+
+// config is what the options set.
+type config struct {
+	isFailure func(output string) bool // nil: every output without an error is a success
+}
 
 // WithFailedOutput sets how a wrapped tool's output is recognised as a
 // failure when the tool reports failures in its output rather than as an
@@ -10,5 +15,5 @@ type Option func(*Tool)
 // is a failure the Driver analyses, with the output as its text. nil, the
 // default, treats every output returned without an error as a success.
 func WithFailedOutput(isFailure func(output string) bool) Option {
-	return func(t *Tool) { t.isFailure = isFailure }
+	return func(c *config) { c.isFailure = isFailure }
 }

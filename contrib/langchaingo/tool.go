@@ -1,4 +1,4 @@
-package langchaingo
+package reflectionlangchaingo
 
 import (
 	"bytes"
@@ -11,76 +11,54 @@ import (
 )
 
 // ErrNilTool is returned by the Call of a Tool that wraps no tool.
-var ErrNilTool = errors.New("langchaingo: nil tool")
+var ErrNilTool = errors.New("reflectionlangchaingo: nil tool")
 
 // Tool is a tools.Tool that runs the tool it wraps through a
 // reflection.Driver. Its Name and Description are the wrapped tool's, so an
 // agent's prompt and its tool lookup stay as they were.
 //
-// A Tool is immutable after New, and safe for concurrent use when the
+// A Tool is immutable after WrapTool, and safe for concurrent use when the
 // wrapped tool is.
 type Tool struct {
-	tool      tools.Tool
-	driver    *reflection.Driver
-	schema    reflection.ToolSchema
-	isFailure func(output string) bool
+	tool   tools.Tool
+	driver *reflection.Driver
+	schema reflection.ToolSchema
+	config
 }
 
 var _ tools.Tool = (*Tool)(nil)
 
-// New wraps t so that each Call runs through d, narrowed to t: the wrapper
-// uses a copy of d (Driver.With) whose schema lookup is Lookup(t), so the
-// Reflector sees the {"input": "<text>"} schema and the Driver drops every
-// ToolChange (a langchaingo tool cannot hand its call to another); t never
-// runs under another name. A nil d behaves as reflection.NewDriver() does
-// (one call, no retry). The schema is built here, once. A nil t gives a Tool
-// whose Call fails with ErrNilTool.
-func New(t tools.Tool, d *reflection.Driver, opts ...Option) *Tool {
+// WrapTool wraps t so that each Call runs through d, narrowed to t: the
+// wrapper uses a copy of d (Driver.With) whose schema lookup is
+// Schemas([]tools.Tool{t}), so the Reflector sees the {"input": "<text>"}
+// schema and the Driver drops every ToolChange (a langchaingo tool cannot
+// hand its call to another); t never runs under another name. Everything
+// else of d (its Reflector, strategy, Observer, Health, budget) applies as
+// given. A nil d behaves as reflection.NewDriver() does (one call, no
+// retry). The schema is built here, once. A nil t gives a Tool whose Call
+// fails with ErrNilTool. Nil options are ignored.
+func WrapTool(d *reflection.Driver, t tools.Tool, opts ...Option) *Tool {
 	w := &Tool{tool: t, driver: d}
 	for _, opt := range opts {
 		if opt != nil {
-			opt(w)
+			opt(&w.config)
 		}
 	}
 	if t != nil {
 		w.schema = Schema(t)
-		w.driver = d.With(reflection.WithSchemas(Lookup(t)))
+		w.driver = d.With(reflection.WithSchemas(Schemas([]tools.Tool{t})))
 	}
 	return w
 }
 
-// Wrap wraps each of ts with New, in order, for an agent's tool list. Each
-// gets its own copy of d, narrowed to itself.
-func Wrap(ts []tools.Tool, d *reflection.Driver, opts ...Option) []tools.Tool {
+// WrapTools wraps each of ts with WrapTool, in order, for an agent's tool
+// list. Each gets its own copy of d, narrowed to itself.
+func WrapTools(d *reflection.Driver, ts []tools.Tool, opts ...Option) []tools.Tool {
 	out := make([]tools.Tool, len(ts))
 	for i, t := range ts {
-		out[i] = New(t, d, opts...)
+		out[i] = WrapTool(d, t, opts...)
 	}
 	return out
-}
-
-// Schema returns the schema of t as a wrapper presents it to a Reflector:
-// t's name and description, and [InputSchema] as its input schema (shared:
-// it must not be modified). A nil t gives the zero ToolSchema.
-func Schema(t tools.Tool) reflection.ToolSchema {
-	if t == nil {
-		return reflection.ToolSchema{}
-	}
-	return reflection.ToolSchema{Name: t.Name(), Description: t.Description(), InputSchema: inputSchema}
-}
-
-// Lookup returns a reflection.SchemaLookup that knows only t, the one New
-// installs in a wrapper's Driver: the Reflector sees the {"input": "<text>"}
-// schema and every ToolChange is dropped before it costs a call. The schema
-// is built once, here. For a nil t the lookup knows no tool.
-func Lookup(t tools.Tool) reflection.SchemaLookup {
-	s := Schema(t)
-	return func(name string) (reflection.ToolSchema, bool) {
-		if t == nil || name != s.Name {
-			return reflection.ToolSchema{}, false
-		}
-		return s, true
-	}
 }
 
 // Name returns the wrapped tool's name ("" when it wraps none).
@@ -93,14 +71,15 @@ func (w *Tool) Description() string { return w.schema.Description }
 func (w *Tool) Unwrap() tools.Tool { return w.tool }
 
 // Call runs the wrapped tool with input through the Driver, as the call
-// {"input": input}, and returns the tool's output.
+// {"input": input} (reflection.TextInput), and returns the tool's output.
 //
-// It returns an error only when ctx has ended (the error matches ctx's) or
-// the Tool wraps no tool (ErrNilTool). When the Driver ends the call
-// otherwise without a success (Skip, AskUser, Fail, a wait refused because
-// of ctx's deadline, the sixth failed call), Call returns the latest failure
-// text as the output and a nil error: langchaingo's executor would abort
-// the agent on an error, and the model should read what went wrong instead.
+// It returns an error only as reflection.FrameworkError says for every
+// adapter, when ctx has ended (the error matches ctx's), or when the Tool
+// wraps no tool (ErrNilTool). When the Driver ends the call otherwise
+// without a success (Skip, AskUser, Fail, a wait refused because of ctx's
+// deadline, the sixth failed call), Call returns the latest failure text as
+// the output and a nil error: langchaingo's executor would abort the agent
+// on an error, and the model should read what went wrong instead.
 func (w *Tool) Call(ctx context.Context, input string) (string, error) {
 	if w.tool == nil {
 		return "", ErrNilTool
@@ -108,9 +87,9 @@ func (w *Tool) Call(ctx context.Context, input string) (string, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	a := attempt{tool: w, text: input, input: TextInput(input)}
+	a := attempt{tool: w, text: input, input: reflection.TextInput(input)}
 	res, err := w.driver.Run(ctx, reflection.ToolCall{Name: w.schema.Name, Input: a.input}, a.dispatch)
-	if err != nil && ctx.Err() != nil {
+	if err := reflection.FrameworkError(ctx, err); err != nil {
 		return "", err
 	}
 	return res.Content, nil
@@ -125,13 +104,15 @@ type attempt struct {
 
 // dispatch runs one attempt: the wrapped tool with the text of the call's
 // current input, under its own name only. Until an InputFix changes the
-// input, the tool gets the agent's text exactly as it was given.
+// input, the tool gets the agent's text exactly as it was given (invalid
+// UTF-8 included); a changed input that is not {"input": "<text>"} fails
+// with reflection.InputText's error, for the Reflector to correct.
 func (a *attempt) dispatch(ctx context.Context, call reflection.ToolCall) (reflection.ToolResult, error) {
 	w := a.tool
 	text := a.text
 	if !bytes.Equal(call.Input, a.input) {
 		var err error
-		if text, err = InputText(call.Input); err != nil {
+		if text, err = reflection.InputText(call.Input); err != nil {
 			return reflection.ToolResult{}, err
 		}
 	}

@@ -1,8 +1,9 @@
-package langchaingo_test
+package reflectionlangchaingo_test
 
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +13,7 @@ import (
 	"github.com/tmc/langchaingo/tools"
 
 	"github.com/loopctl-go/reflection"
-	"github.com/loopctl-go/reflection/contrib/langchaingo"
+	reflectionlangchaingo "github.com/loopctl-go/reflection/contrib/langchaingo"
 )
 
 const cannotRead = `adder: cannot read "two plus three": want "<a> + <b>"`
@@ -42,7 +43,7 @@ func TestCall(t *testing.T) {
 		{
 			name:    "an error recovers by InputFix",
 			driver:  func(r reflection.Reflector) *reflection.Driver { return backoff(r) },
-			answers: []reflection.FailureAnalysis{inputFix(langchaingo.TextInput("2 + 3"))},
+			answers: []reflection.FailureAnalysis{inputFix(reflection.TextInput("2 + 3"))},
 			input:   "two plus three",
 			want:    "5",
 			wantRan: []string{"two plus three", "2 + 3"},
@@ -52,7 +53,7 @@ func TestCall(t *testing.T) {
 			driver: func(r reflection.Reflector) *reflection.Driver { return backoff(r) },
 			answers: []reflection.FailureAnalysis{
 				inputFix(json.RawMessage(`{"text":"2 + 3"}`)),
-				inputFix(langchaingo.TextInput("2 + 3")),
+				inputFix(reflection.TextInput("2 + 3")),
 			},
 			input:   "two plus three",
 			want:    "5",
@@ -85,12 +86,35 @@ func TestCall(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tool := &adder{}
-			w := langchaingo.New(tool, tt.driver(&scripted{answers: tt.answers}))
+			w := reflectionlangchaingo.WrapTool(tt.driver(&scripted{answers: tt.answers}), tool)
 			got, err := w.Call(context.Background(), tt.input)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
 			assert.Equal(t, tt.wantRan, tool.ran())
 		})
+	}
+}
+
+// TestInputFixMustBeTheExactEnvelope gives InputFixes whose key differs in
+// case or repeats: encoding/json would read either as {"input": ...}, but
+// neither is the root's envelope, so the tool never runs with them (the
+// attempt fails with reflection.InputText's error, or the Driver drops the
+// fix first) and the Reflector is told why.
+func TestInputFixMustBeTheExactEnvelope(t *testing.T) {
+	tool := &adder{}
+	r := &scripted{answers: []reflection.FailureAnalysis{
+		inputFix(json.RawMessage(`{"Input":"2 + 3"}`)),
+		inputFix(json.RawMessage(`{"input":"2 + 4","input":"2 + 3"}`)),
+		inputFix(reflection.TextInput("2 + 3")),
+	}}
+	got, err := reflectionlangchaingo.WrapTool(backoff(r), tool).Call(context.Background(), "two plus three")
+	require.NoError(t, err)
+	assert.Equal(t, "5", got)
+	assert.Equal(t, []string{"two plus three", "2 + 3"}, tool.ran())
+	asked := r.asked()
+	require.Len(t, asked, 3)
+	for _, f := range asked[1:] {
+		assert.True(t, strings.HasPrefix(f.Error, reflection.ErrNotTextInput.Error()), f.Error)
 	}
 }
 
@@ -101,17 +125,17 @@ func TestCheckInputDropsAnotherShape(t *testing.T) {
 	tool := &adder{}
 	r := &scripted{answers: []reflection.FailureAnalysis{
 		inputFix(json.RawMessage(`{"text":"2 + 3"}`)),
-		inputFix(langchaingo.TextInput("2 + 3")),
+		inputFix(reflection.TextInput("2 + 3")),
 	}}
 	var dropped []string
-	d := backoff(r, reflection.WithInputCheck(langchaingo.CheckInput), reflection.WithObserver(reflection.Observer{
+	d := backoff(r, reflection.WithInputCheck(reflectionlangchaingo.CheckInput), reflection.WithObserver(reflection.Observer{
 		Corrected: func(_ context.Context, _ int, _ reflection.Correction, applied bool, why string) {
 			if !applied {
 				dropped = append(dropped, why)
 			}
 		},
 	}))
-	got, err := langchaingo.New(tool, d).Call(context.Background(), "two plus three")
+	got, err := reflectionlangchaingo.WrapTool(d, tool).Call(context.Background(), "two plus three")
 	require.NoError(t, err)
 	assert.Equal(t, "5", got)
 	require.Len(t, dropped, 1)
@@ -124,8 +148,8 @@ func TestCheckInputDropsAnotherShape(t *testing.T) {
 // lookup, the tool's schema.
 func TestReflectorSeesTextInput(t *testing.T) {
 	tool := &adder{}
-	r := &scripted{answers: []reflection.FailureAnalysis{inputFix(langchaingo.TextInput("2 + 3"))}}
-	w := langchaingo.New(tool, backoff(r, reflection.WithSchemas(langchaingo.Lookup(tool))))
+	r := &scripted{answers: []reflection.FailureAnalysis{inputFix(reflection.TextInput("2 + 3"))}}
+	w := reflectionlangchaingo.WrapTool(backoff(r, reflection.WithSchemas(reflectionlangchaingo.Schemas([]tools.Tool{tool}))), tool)
 	ctx := reflection.ContextWithTask(context.Background(), "add two and three")
 	got, err := w.Call(ctx, `two "plus" <three>`)
 	require.NoError(t, err)
@@ -137,7 +161,7 @@ func TestReflectorSeesTextInput(t *testing.T) {
 	assert.JSONEq(t, `{"input":"two \"plus\" <three>"}`, string(asked[0].Input))
 	assert.Equal(t, "add two and three", asked[0].Task)
 	require.NotNil(t, asked[0].Schema)
-	assert.Equal(t, langchaingo.Schema(tool), *asked[0].Schema)
+	assert.Equal(t, reflectionlangchaingo.Schema(tool), *asked[0].Schema)
 	assert.JSONEq(t, `{
 		"type": "object",
 		"properties": {"input": {"type": "string", "description": "The text the tool takes."}},
@@ -161,7 +185,7 @@ func TestToolChangeNeverRunsUnderAnotherName(t *testing.T) {
 			tool := &adder{}
 			r := &scripted{answers: []reflection.FailureAnalysis{toolChange("calculator"), giveUp}}
 			shared := backoff(r, reflection.WithSchemas(lookup))
-			got, err := langchaingo.New(tool, shared).Call(context.Background(), "two plus three")
+			got, err := reflectionlangchaingo.WrapTool(shared, tool).Call(context.Background(), "two plus three")
 			require.NoError(t, err)
 			assert.Equal(t, cannotRead, got)
 			assert.Equal(t, []string{"two plus three", "two plus three"}, tool.ran(), "the retry ran adder again, under its own name")
@@ -176,14 +200,14 @@ func TestToolChangeNeverRunsUnderAnotherName(t *testing.T) {
 		tool := &adder{}
 		r := &scripted{answers: []reflection.FailureAnalysis{toolChange("calculator"), giveUp}}
 		var dropped []string
-		d := backoff(r, reflection.WithSchemas(langchaingo.Lookup(tool)), reflection.WithObserver(reflection.Observer{
+		d := backoff(r, reflection.WithSchemas(reflectionlangchaingo.Schemas([]tools.Tool{tool})), reflection.WithObserver(reflection.Observer{
 			Corrected: func(_ context.Context, _ int, _ reflection.Correction, applied bool, why string) {
 				if !applied {
 					dropped = append(dropped, why)
 				}
 			},
 		}))
-		got, err := langchaingo.New(tool, d).Call(context.Background(), "two plus three")
+		got, err := reflectionlangchaingo.WrapTool(d, tool).Call(context.Background(), "two plus three")
 		require.NoError(t, err)
 		assert.Equal(t, cannotRead, got)
 		require.Len(t, dropped, 1)
@@ -199,7 +223,7 @@ func TestToolChangeNeverRunsUnderAnotherName(t *testing.T) {
 // Call return an error.
 func TestCallEndsWithCtx(t *testing.T) {
 	started := make(chan struct{})
-	w := langchaingo.New(waiter{started: started}, retrying(&scripted{answers: []reflection.FailureAnalysis{transient}}))
+	w := reflectionlangchaingo.WrapTool(retrying(&scripted{answers: []reflection.FailureAnalysis{transient}}), waiter{started: started})
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		<-started
@@ -222,7 +246,7 @@ func TestCallDeadlineRefusal(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	tool := &adder{}
-	got, err := langchaingo.New(tool, d).Call(ctx, "two plus three")
+	got, err := reflectionlangchaingo.WrapTool(d, tool).Call(ctx, "two plus three")
 	require.NoError(t, err)
 	assert.Equal(t, cannotRead, got)
 	assert.Len(t, tool.ran(), 1)
@@ -233,9 +257,9 @@ func TestCallDeadlineRefusal(t *testing.T) {
 // failure the Driver recovers from.
 func TestFailedOutput(t *testing.T) {
 	isFailure := func(out string) bool { return strings.HasPrefix(out, "error from evaluator:") }
-	r := &scripted{answers: []reflection.FailureAnalysis{inputFix(langchaingo.TextInput("2 + 2"))}}
+	r := &scripted{answers: []reflection.FailureAnalysis{inputFix(reflection.TextInput("2 + 2"))}}
 
-	got, err := langchaingo.New(tools.Calculator{}, backoff(r), langchaingo.WithFailedOutput(isFailure)).
+	got, err := reflectionlangchaingo.WrapTool(backoff(r), tools.Calculator{}, reflectionlangchaingo.WithFailedOutput(isFailure)).
 		Call(context.Background(), "two + two")
 	require.NoError(t, err)
 	assert.Equal(t, "4", got)
@@ -244,8 +268,8 @@ func TestFailedOutput(t *testing.T) {
 	assert.Contains(t, asked[0].Error, "error from evaluator: input:1:1: undefined: two")
 
 	t.Run("without the option the output is a success", func(t *testing.T) {
-		r := &scripted{answers: []reflection.FailureAnalysis{inputFix(langchaingo.TextInput("2 + 2"))}}
-		got, err := langchaingo.New(tools.Calculator{}, backoff(r)).Call(context.Background(), "two + two")
+		r := &scripted{answers: []reflection.FailureAnalysis{inputFix(reflection.TextInput("2 + 2"))}}
+		got, err := reflectionlangchaingo.WrapTool(backoff(r), tools.Calculator{}).Call(context.Background(), "two + two")
 		require.NoError(t, err)
 		assert.Contains(t, got, "error from evaluator:")
 		assert.Empty(t, r.asked())
@@ -256,13 +280,13 @@ func TestFailedOutput(t *testing.T) {
 // order, so an agent's prompt and its tool lookup stay as they were.
 func TestWrap(t *testing.T) {
 	ts := []tools.Tool{&adder{}, tools.Calculator{}}
-	wrapped := langchaingo.Wrap(ts, nil)
+	wrapped := reflectionlangchaingo.WrapTools(nil, ts)
 	require.Len(t, wrapped, 2)
 	for i, w := range wrapped {
 		assert.Equal(t, ts[i].Name(), w.Name())
 		assert.Equal(t, ts[i].Description(), w.Description())
-		require.IsType(t, &langchaingo.Tool{}, w)
-		assert.Equal(t, ts[i], w.(*langchaingo.Tool).Unwrap())
+		require.IsType(t, &reflectionlangchaingo.Tool{}, w)
+		assert.Equal(t, ts[i], w.(*reflectionlangchaingo.Tool).Unwrap())
 	}
 	got, err := wrapped[1].Call(context.Background(), "6 * 7")
 	require.NoError(t, err)
@@ -272,30 +296,81 @@ func TestWrap(t *testing.T) {
 // TestNilContext checks that a nil ctx counts as context.Background().
 func TestNilContext(t *testing.T) {
 	var ctx context.Context
-	got, err := langchaingo.New(&adder{}, nil).Call(ctx, "2 + 3")
+	got, err := reflectionlangchaingo.WrapTool(nil, &adder{}).Call(ctx, "2 + 3")
 	require.NoError(t, err)
 	assert.Equal(t, "5", got)
 }
 
 // TestNilTool checks the answers for a nil tool.
 func TestNilTool(t *testing.T) {
-	w := langchaingo.New(nil, nil)
+	w := reflectionlangchaingo.WrapTool(nil, nil)
 	_, err := w.Call(context.Background(), "x")
-	require.ErrorIs(t, err, langchaingo.ErrNilTool)
+	require.ErrorIs(t, err, reflectionlangchaingo.ErrNilTool)
 	assert.Empty(t, w.Name())
-	assert.Equal(t, reflection.ToolSchema{}, langchaingo.Schema(nil))
-	_, ok := langchaingo.Lookup(nil)("")
+	assert.Equal(t, reflection.ToolSchema{}, reflectionlangchaingo.Schema(nil))
+	_, ok := reflectionlangchaingo.Schemas([]tools.Tool{nil})("")
 	assert.False(t, ok)
 }
 
-// TestLookup checks that the lookup knows its own tool and no other.
-func TestLookup(t *testing.T) {
-	lookup := langchaingo.Lookup(&adder{})
-	s, ok := lookup("adder")
-	require.True(t, ok)
-	assert.Equal(t, langchaingo.Schema(&adder{}), s)
-	for _, other := range []string{"", "ADDER", "calculator"} {
+// TestSchemas checks that the lookup knows its own tools and no other.
+func TestSchemas(t *testing.T) {
+	lookup := reflectionlangchaingo.Schemas([]tools.Tool{&adder{}, nil, tools.Calculator{}})
+	for _, tool := range []tools.Tool{&adder{}, tools.Calculator{}} {
+		s, ok := lookup(tool.Name())
+		require.True(t, ok, tool.Name())
+		assert.Equal(t, reflectionlangchaingo.Schema(tool), s)
+	}
+	for _, other := range []string{"", "ADDER", "search"} {
 		_, ok := lookup(other)
 		assert.False(t, ok, other)
 	}
+
+	t.Run("of two tools with one name, the last, as the executor", func(t *testing.T) {
+		s, ok := reflectionlangchaingo.Schemas([]tools.Tool{named{"adder", "first"}, named{"adder", "second"}})("adder")
+		require.True(t, ok)
+		assert.Equal(t, "second", s.Description)
+	})
+}
+
+// named is a tool that is only a name and a description.
+type named struct{ name, desc string }
+
+func (n named) Name() string                                 { return n.name }
+func (n named) Description() string                          { return n.desc }
+func (n named) Call(context.Context, string) (string, error) { return "", nil }
+
+// ctxKey keys the values a test puts in a context.
+type ctxKey string
+
+// ctxTool answers with the values its ctx carries.
+type ctxTool struct{}
+
+func (ctxTool) Name() string        { return "ctx" }
+func (ctxTool) Description() string { return "Reads its context." }
+func (ctxTool) Call(ctx context.Context, _ string) (string, error) {
+	return fmt.Sprint(ctx.Value(ctxKey("host")), " ", ctx.Value(ctxKey("call")), " ", ctx.Value(ctxKey("attempt"))), nil
+}
+
+// TestCallRunsThroughTheDriversObserver checks that a tracer (the otel
+// Observer) sees a wrapper's calls: the ctx that CallStart and AttemptStart
+// return reaches the wrapped tool, with the caller's values, and Ended sees
+// the call once.
+func TestCallRunsThroughTheDriversObserver(t *testing.T) {
+	var ended []reflection.CallEnd
+	d := reflection.NewDriver(reflection.WithObserver(reflection.Observer{
+		CallStart: func(ctx context.Context, call reflection.ToolCall) context.Context {
+			return context.WithValue(ctx, ctxKey("call"), call.Name)
+		},
+		AttemptStart: func(ctx context.Context, attempt int, _ reflection.ToolCall) context.Context {
+			return context.WithValue(ctx, ctxKey("attempt"), attempt)
+		},
+		Ended: func(_ context.Context, end reflection.CallEnd) { ended = append(ended, end) },
+	}))
+	ctx := context.WithValue(context.Background(), ctxKey("host"), "host")
+	got, err := reflectionlangchaingo.WrapTool(d, ctxTool{}).Call(ctx, "go")
+	require.NoError(t, err)
+	assert.Equal(t, "host ctx 0", got)
+	require.Len(t, ended, 1)
+	assert.Equal(t, reflection.OutcomeSucceeded, ended[0].Outcome)
+	assert.Equal(t, "host ctx 0", ended[0].Result.Content)
 }

@@ -1,4 +1,4 @@
-package openai_test
+package reflectionopenai_test
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/loopctl-go/reflection"
-	reflectopenai "github.com/loopctl-go/reflection/contrib/openai"
+	reflectionopenai "github.com/loopctl-go/reflection/contrib/openai"
 	"github.com/loopctl-go/reflection/llm"
 	"github.com/openai/openai-go/v3"
 	"github.com/stretchr/testify/assert"
@@ -46,15 +46,15 @@ func TestAgentLoopRecoversAndTheModelGetsTheToolMessages(t *testing.T) {
 		t.Run(map[int]string{1: "one call after another", 2: "calls at once"}[concurrency], func(t *testing.T) {
 			srv, client := newChatServer(t, agentModel())
 			tools := []openai.ChatCompletionToolUnionParam{readFileTool(), sqlTool()}
-			lookup, err := reflectopenai.Schemas(tools)
+			lookup, err := reflectionopenai.Schemas(tools)
 			require.NoError(t, err)
 			driver := reflection.NewDriver(
-				reflection.WithReflector(llm.New(reflectopenai.NewClient(client))), // the agent's own client
+				reflection.WithReflector(llm.New(reflectionopenai.NewClient(client))), // the agent's own client
 				reflection.WithStrategy(noWait(3)),
 				reflection.WithSchemas(lookup),
 			)
 			recorder := newRecorder()
-			runner := reflectopenai.NewRunner(driver, recorder.dispatch, reflectopenai.WithConcurrency(concurrency))
+			runner := reflectionopenai.NewRunner(driver, recorder.dispatch, reflectionopenai.WithConcurrency(concurrency))
 
 			ctx := reflection.ContextWithTask(context.Background(), "summarise the notes")
 			params := openai.ChatCompletionNewParams{
@@ -122,9 +122,9 @@ func TestAgentLoopGoesOnWhenAToolCannotRecover(t *testing.T) {
 		}
 		return http.StatusOK, textAnswer("I could not find the notes.")
 	})
-	driver := reflection.NewDriver(reflection.WithReflector(llm.New(reflectopenai.NewClient(client))), reflection.WithStrategy(noWait(3)))
+	driver := reflection.NewDriver(reflection.WithReflector(llm.New(reflectionopenai.NewClient(client))), reflection.WithStrategy(noWait(3)))
 	recorder := newRecorder()
-	runner := reflectopenai.NewRunner(driver, recorder.dispatch)
+	runner := reflectionopenai.NewRunner(driver, recorder.dispatch)
 
 	params := openai.ChatCompletionNewParams{Model: openai.ChatModelGPT4oMini, Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Read my notes")}, Tools: []openai.ChatCompletionToolUnionParam{readFileTool()}}
 	completion, err := client.Chat.Completions.New(context.Background(), params)

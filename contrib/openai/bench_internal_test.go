@@ -1,4 +1,4 @@
-package openai
+package reflectionopenai
 
 import (
 	"encoding/json"

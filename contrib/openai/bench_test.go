@@ -1,4 +1,4 @@
-package openai_test
+package reflectionopenai_test
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/loopctl-go/reflection"
-	reflectopenai "github.com/loopctl-go/reflection/contrib/openai"
+	reflectionopenai "github.com/loopctl-go/reflection/contrib/openai"
 	"github.com/openai/openai-go/v3"
 )
 
@@ -39,7 +39,7 @@ func BenchmarkRunner(b *testing.B) {
 			}
 		})
 		b.Run(fmt.Sprintf("Runner/%d calls", n), func(b *testing.B) {
-			r := reflectopenai.NewRunner(d, okDispatch)
+			r := reflectionopenai.NewRunner(d, okDispatch)
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := r.Run(ctx, msg); err != nil {
@@ -49,7 +49,7 @@ func BenchmarkRunner(b *testing.B) {
 		})
 		if n > 1 {
 			b.Run(fmt.Sprintf("Runner WithConcurrency(%d)/%d calls", n, n), func(b *testing.B) {
-				r := reflectopenai.NewRunner(d, okDispatch, reflectopenai.WithConcurrency(n))
+				r := reflectionopenai.NewRunner(d, okDispatch, reflectionopenai.WithConcurrency(n))
 				b.ReportAllocs()
 				for b.Loop() {
 					if _, err := r.Run(ctx, msg); err != nil {
@@ -63,7 +63,7 @@ func BenchmarkRunner(b *testing.B) {
 
 // BenchmarkSchemaLookup: a lookup returns the schema built once.
 func BenchmarkSchemaLookup(b *testing.B) {
-	lookup, err := reflectopenai.Schemas([]openai.ChatCompletionToolUnionParam{readFileTool(), sqlTool()})
+	lookup, err := reflectionopenai.Schemas([]openai.ChatCompletionToolUnionParam{readFileTool(), sqlTool()})
 	if err != nil {
 		b.Fatal(err)
 	}

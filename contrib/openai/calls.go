@@ -1,11 +1,9 @@
-package openai
+package reflectionopenai
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/loopctl-go/reflection"
 	"github.com/openai/openai-go/v3"
@@ -13,7 +11,7 @@ import (
 
 // ErrUnsupportedToolCall matches, with errors.Is, the error ToolCall returns
 // for a tool call that is neither a function call nor a custom tool call.
-var ErrUnsupportedToolCall = errors.New("openai: unsupported tool call type")
+var ErrUnsupportedToolCall = errors.New("reflectionopenai: unsupported tool call type")
 
 // ToolCall translates one tool call of an assistant message into the call a
 // Driver runs. The ID is the model's tool-call id.
@@ -22,9 +20,10 @@ var ErrUnsupportedToolCall = errors.New("openai: unsupported tool call type")
 // model wrote them (not checked: the Driver passes input that is not JSON to
 // dispatch untouched); empty arguments, which the API sends for a function
 // without parameters, become {}. A custom tool call's free text becomes the
-// JSON object {"input": "<text>"}, so that an InputFix can correct it like
-// any other input; CustomInput reads the text back. Any other type of call
-// returns an error that matches ErrUnsupportedToolCall.
+// JSON object {"input": "<text>"} of reflection.TextInput, so that an
+// InputFix can correct it like any other input; reflection.InputText reads
+// the text back. Any other type of call returns an error that matches
+// ErrUnsupportedToolCall.
 func ToolCall(tc openai.ChatCompletionMessageToolCallUnion) (reflection.ToolCall, error) {
 	switch tc.Type {
 	case "function":
@@ -34,7 +33,7 @@ func ToolCall(tc openai.ChatCompletionMessageToolCallUnion) (reflection.ToolCall
 		}
 		return reflection.ToolCall{ID: tc.ID, Name: tc.Function.Name, Input: args}, nil
 	case "custom":
-		return reflection.ToolCall{ID: tc.ID, Name: tc.Custom.Name, Input: customInputJSON(tc.Custom.Input)}, nil
+		return reflection.ToolCall{ID: tc.ID, Name: tc.Custom.Name, Input: reflection.TextInput(tc.Custom.Input)}, nil
 	default:
 		return reflection.ToolCall{ID: tc.ID}, fmt.Errorf("%w %q (tool call %q)", ErrUnsupportedToolCall, tc.Type, tc.ID)
 	}
@@ -53,38 +52,4 @@ func ToolCalls(msg openai.ChatCompletionMessage) ([]reflection.ToolCall, error) 
 		calls = append(calls, call)
 	}
 	return calls, nil
-}
-
-// customInput is how a custom tool call's free text travels as a JSON input.
-type customInput struct {
-	Input *string `json:"input"`
-}
-
-// customInputJSON wraps text as {"input": text}. A string always encodes
-// (invalid UTF-8 becomes U+FFFD), so there is no error to return.
-func customInputJSON(text string) json.RawMessage {
-	b, _ := marshalReadable(customInput{Input: &text})
-	return b
-}
-
-// CustomInput returns the free text of a custom tool call's input: the
-// string under "input" in the JSON object {"input": "..."} that ToolCall
-// built, or that an InputFix put in its place. Any other input (not a JSON
-// object, no "input" key, a value that is not a string, or another key) is an
-// error that says what is wrong; a dispatch that returns it as a failure lets
-// the Reflector correct the input.
-func CustomInput(input json.RawMessage) (string, error) {
-	dec := json.NewDecoder(bytes.NewReader(input))
-	dec.DisallowUnknownFields()
-	var in customInput
-	if err := dec.Decode(&in); err != nil {
-		return "", fmt.Errorf(`openai: custom tool input must be a JSON object {"input": "<text>"}: %w`, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return "", errors.New(`openai: custom tool input must be one JSON object {"input": "<text>"}; it has data after the object`)
-	}
-	if in.Input == nil {
-		return "", errors.New(`openai: custom tool input must be a JSON object {"input": "<text>"}; "input" is missing or null`)
-	}
-	return *in.Input, nil
 }

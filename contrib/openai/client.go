@@ -1,4 +1,4 @@
-package openai
+package reflectionopenai
 
 import (
 	"context"
@@ -56,7 +56,7 @@ func NewClient(c *openai.Client, opts ...option.RequestOption) *Client {
 // error.
 func (c *Client) CreateChatCompletion(ctx context.Context, req goopenai.ChatCompletionRequest) (goopenai.ChatCompletionResponse, error) {
 	if c == nil || c.client == nil {
-		return goopenai.ChatCompletionResponse{}, errors.New("openai: client has no openai-go client")
+		return goopenai.ChatCompletionResponse{}, errors.New("reflectionopenai: client has no openai-go client")
 	}
 	params, err := newParams(req)
 	if err != nil {
@@ -66,7 +66,7 @@ func (c *Client) CreateChatCompletion(ctx context.Context, req goopenai.ChatComp
 	opts := append(append(make([]option.RequestOption, 0, len(c.opts)+1), c.opts...), option.WithResponseInto(&raw))
 	completion, err := c.client.Chat.Completions.New(ctx, params, opts...)
 	if err != nil {
-		return goopenai.ChatCompletionResponse{}, fmt.Errorf("openai: chat completion: %w", err)
+		return goopenai.ChatCompletionResponse{}, fmt.Errorf("reflectionopenai: chat completion: %w", err)
 	}
 	resp := fromCompletion(completion)
 	if raw != nil {

@@ -1,4 +1,4 @@
-package openai_test
+package reflectionopenai_test
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"testing"
 
-	reflectopenai "github.com/loopctl-go/reflection/contrib/openai"
+	reflectionopenai "github.com/loopctl-go/reflection/contrib/openai"
 	"github.com/loopctl-go/reflection/llm"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -90,7 +90,7 @@ func TestClientSendsWhatGoOpenAIWouldSend(t *testing.T) {
 
 			_, err := goOpenAIClient(srv).CreateChatCompletion(context.Background(), req)
 			require.NoError(t, err)
-			_, err = reflectopenai.NewClient(client).CreateChatCompletion(context.Background(), req)
+			_, err = reflectionopenai.NewClient(client).CreateChatCompletion(context.Background(), req)
 			require.NoError(t, err)
 
 			reqs := srv.requests()
@@ -108,7 +108,7 @@ func TestClientRequestOnTheWire(t *testing.T) {
 	// and the temperature is the decimal go-openai's caller wrote.
 	srv, client := newChatServer(t, func(int, map[string]any) (int, string) { return http.StatusOK, textAnswer("ok") })
 	req := fullRequest()
-	_, err := reflectopenai.NewClient(client).CreateChatCompletion(context.Background(), req)
+	_, err := reflectionopenai.NewClient(client).CreateChatCompletion(context.Background(), req)
 	require.NoError(t, err)
 	body := srv.last()
 	assert.Equal(t, "gpt-4o-mini", body["model"])
@@ -134,7 +134,7 @@ func TestClientAppliesItsRequestOptions(t *testing.T) {
 		header = r.Header.Get("X-Caller")
 		return next(r)
 	})
-	_, err := reflectopenai.NewClient(client, option.WithHeader("X-Caller", "reflector"), mw).CreateChatCompletion(context.Background(),
+	_, err := reflectionopenai.NewClient(client, option.WithHeader("X-Caller", "reflector"), mw).CreateChatCompletion(context.Background(),
 		goopenai.ChatCompletionRequest{Model: "gpt-4o-mini", Messages: []goopenai.ChatCompletionMessage{{Role: "user", Content: "hi"}}})
 	require.NoError(t, err)
 	assert.Equal(t, "reflector", header)
@@ -158,7 +158,7 @@ func TestClientAnswerMatchesGoOpenAIs(t *testing.T) {
 			req := goopenai.ChatCompletionRequest{Model: "gpt-4o-mini", Messages: []goopenai.ChatCompletionMessage{{Role: "user", Content: "hi"}}}
 			want, err := goOpenAIClient(srv).CreateChatCompletion(context.Background(), req)
 			require.NoError(t, err)
-			got, err := reflectopenai.NewClient(client).CreateChatCompletion(context.Background(), req)
+			got, err := reflectionopenai.NewClient(client).CreateChatCompletion(context.Background(), req)
 			require.NoError(t, err)
 
 			assert.Equal(t, "req_test", got.Header().Get("X-Request-Id"), "the HTTP header is kept")
@@ -171,7 +171,7 @@ func TestClientAnswerMatchesGoOpenAIs(t *testing.T) {
 
 func TestClientAnswerInDetail(t *testing.T) {
 	_, client := newChatServer(t, func(int, map[string]any) (int, string) { return http.StatusOK, textAnswer("hello") })
-	got, err := reflectopenai.NewClient(client).CreateChatCompletion(context.Background(),
+	got, err := reflectionopenai.NewClient(client).CreateChatCompletion(context.Background(),
 		goopenai.ChatCompletionRequest{Model: "gpt-4o-mini", Messages: []goopenai.ChatCompletionMessage{{Role: "user", Content: "hi"}}})
 	require.NoError(t, err)
 	require.Len(t, got.Choices, 1)
@@ -194,7 +194,7 @@ func TestClientCustomToolCallInTheAnswer(t *testing.T) {
 	_, client := newChatServer(t, func(int, map[string]any) (int, string) {
 		return http.StatusOK, toolCallsAnswer(customCall("call_c", "run_sql", "SELECT 1"))
 	})
-	got, err := reflectopenai.NewClient(client).CreateChatCompletion(context.Background(),
+	got, err := reflectionopenai.NewClient(client).CreateChatCompletion(context.Background(),
 		goopenai.ChatCompletionRequest{Model: "gpt-4o-mini", Messages: []goopenai.ChatCompletionMessage{{Role: "user", Content: "hi"}}})
 	require.NoError(t, err)
 	assert.Equal(t, []goopenai.ToolCall{{ID: "call_c", Type: goopenai.ToolTypeCustom, Function: goopenai.FunctionCall{Name: "run_sql", Arguments: "SELECT 1"}}},
@@ -202,7 +202,7 @@ func TestClientCustomToolCallInTheAnswer(t *testing.T) {
 
 	// Sent back in the conversation, it is a custom tool call again.
 	srv, client := newChatServer(t, func(int, map[string]any) (int, string) { return http.StatusOK, textAnswer("ok") })
-	_, err = reflectopenai.NewClient(client).CreateChatCompletion(context.Background(), goopenai.ChatCompletionRequest{
+	_, err = reflectionopenai.NewClient(client).CreateChatCompletion(context.Background(), goopenai.ChatCompletionRequest{
 		Model:    "gpt-4o-mini",
 		Messages: []goopenai.ChatCompletionMessage{{Role: "user", Content: "hi"}, got.Choices[0].Message},
 	})
@@ -230,7 +230,7 @@ func TestClientKeepsTheOpenAIError(t *testing.T) {
 			_, client := newChatServer(t, func(int, map[string]any) (int, string) {
 				return tt.status, apiError("it went wrong", "invalid_request_error", tt.code)
 			})
-			_, err := reflectopenai.NewClient(client).CreateChatCompletion(context.Background(),
+			_, err := reflectionopenai.NewClient(client).CreateChatCompletion(context.Background(),
 				goopenai.ChatCompletionRequest{Model: "gpt-4o-mini", Messages: []goopenai.ChatCompletionMessage{{Role: "user", Content: "hi"}}})
 			require.Error(t, err)
 			var apiErr *openai.Error
@@ -238,7 +238,7 @@ func TestClientKeepsTheOpenAIError(t *testing.T) {
 			assert.Equal(t, tt.status, apiErr.StatusCode)
 			assert.Equal(t, tt.code, apiErr.Code)
 			assert.Equal(t, "it went wrong", apiErr.Message)
-			assert.Contains(t, err.Error(), "openai: chat completion: ")
+			assert.Contains(t, err.Error(), "reflectionopenai: chat completion: ")
 		})
 	}
 }
@@ -246,19 +246,19 @@ func TestClientKeepsTheOpenAIError(t *testing.T) {
 func TestClientTransportError(t *testing.T) {
 	srv, client := newChatServer(t, func(int, map[string]any) (int, string) { return http.StatusOK, textAnswer("ok") })
 	srv.srv.Close()
-	_, err := reflectopenai.NewClient(client).CreateChatCompletion(context.Background(),
+	_, err := reflectionopenai.NewClient(client).CreateChatCompletion(context.Background(),
 		goopenai.ChatCompletionRequest{Model: "m", Messages: []goopenai.ChatCompletionMessage{{Role: "user", Content: "hi"}}})
 	require.Error(t, err)
 	var apiErr *openai.Error
 	assert.False(t, errors.As(err, &apiErr))
-	assert.Contains(t, err.Error(), "openai: chat completion: ")
+	assert.Contains(t, err.Error(), "reflectionopenai: chat completion: ")
 }
 
 func TestClientHonoursCancel(t *testing.T) {
 	srv, client := newChatServer(t, func(int, map[string]any) (int, string) { return http.StatusOK, textAnswer("ok") })
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := reflectopenai.NewClient(client).CreateChatCompletion(ctx,
+	_, err := reflectionopenai.NewClient(client).CreateChatCompletion(ctx,
 		goopenai.ChatCompletionRequest{Model: "m", Messages: []goopenai.ChatCompletionMessage{{Role: "user", Content: "hi"}}})
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Empty(t, srv.requests())
@@ -272,51 +272,51 @@ func TestClientRefusesWhatItCannotTranslate(t *testing.T) {
 		wantErr string
 	}{
 		{"streaming", goopenai.ChatCompletionRequest{Model: "m", Messages: user, Stream: true, StreamOptions: &goopenai.StreamOptions{IncludeUsage: true}},
-			"openai: request sets stream, stream_options, which this client does not translate"},
+			"reflectionopenai: request sets stream, stream_options, which this client does not translate"},
 		{"tools", goopenai.ChatCompletionRequest{Model: "m", Messages: user, Tools: []goopenai.Tool{{Type: goopenai.ToolTypeFunction}}, ToolChoice: "auto", ParallelToolCalls: false},
-			"openai: request sets tools, tool_choice, parallel_tool_calls"},
+			"reflectionopenai: request sets tools, tool_choice, parallel_tool_calls"},
 		{"functions", goopenai.ChatCompletionRequest{Model: "m", Messages: user, Functions: []goopenai.FunctionDefinition{{Name: "f"}}, FunctionCall: "auto"},
-			"openai: request sets functions, function_call"},
+			"reflectionopenai: request sets functions, function_call"},
 		{"log probabilities", goopenai.ChatCompletionRequest{Model: "m", Messages: user, LogProbs: true, TopLogProbs: 2},
-			"openai: request sets logprobs, top_logprobs"},
+			"reflectionopenai: request sets logprobs, top_logprobs"},
 		{"prediction and extensions", goopenai.ChatCompletionRequest{Model: "m", Messages: user, Prediction: &goopenai.Prediction{Type: "content"},
 			ChatTemplateKwargs: map[string]any{"enable_thinking": false}, ChatCompletionRequestExtensions: goopenai.ChatCompletionRequestExtensions{GuidedChoice: []string{"a"}}},
-			"openai: request sets prediction, chat_template_kwargs, guided_choice"},
+			"reflectionopenai: request sets prediction, chat_template_kwargs, guided_choice"},
 		{"unknown role", goopenai.ChatCompletionRequest{Model: "m", Messages: []goopenai.ChatCompletionMessage{{Role: "narrator", Content: "x"}}},
-			`openai: message 0 (narrator): unknown role "narrator"`},
+			`reflectionopenai: message 0 (narrator): unknown role "narrator"`},
 		{"a tool call id on a user message", goopenai.ChatCompletionRequest{Model: "m", Messages: []goopenai.ChatCompletionMessage{{Role: "user", Content: "x", ToolCallID: "c"}}},
-			"openai: message 0 (user): sets tool_call_id, which this client cannot send in a user message"},
+			"reflectionopenai: message 0 (user): sets tool_call_id, which this client cannot send in a user message"},
 		{"reasoning content", goopenai.ChatCompletionRequest{Model: "m", Messages: []goopenai.ChatCompletionMessage{{Role: "assistant", Content: "x", ReasoningContent: "hmm"}}},
-			"openai: message 0 (assistant): sets reasoning_content"},
+			"reflectionopenai: message 0 (assistant): sets reasoning_content"},
 		{"a name and tool calls on a tool message", goopenai.ChatCompletionRequest{Model: "m", Messages: []goopenai.ChatCompletionMessage{{Role: "tool", Content: "x", Name: "n", ToolCalls: []goopenai.ToolCall{{ID: "c"}}}}},
-			"openai: message 0 (tool): sets name, tool_calls, which this client cannot send in a tool message"},
+			"reflectionopenai: message 0 (tool): sets name, tool_calls, which this client cannot send in a tool message"},
 		{"content and parts", goopenai.ChatCompletionRequest{Model: "m", Messages: []goopenai.ChatCompletionMessage{{Role: "user", Content: "x", MultiContent: []goopenai.ChatMessagePart{{Type: "text", Text: "y"}}}}},
-			"openai: message 0 (user): both content and content parts are set"},
+			"reflectionopenai: message 0 (user): both content and content parts are set"},
 		{"an image in a system message", goopenai.ChatCompletionRequest{Model: "m", Messages: []goopenai.ChatCompletionMessage{{Role: "system", MultiContent: []goopenai.ChatMessagePart{{Type: "image_url", ImageURL: &goopenai.ChatMessageImageURL{URL: "u"}}}}}},
-			`openai: message 0 (system): content part 0 has type "image_url"; a system message takes text parts only`},
+			`reflectionopenai: message 0 (system): content part 0 has type "image_url"; a system message takes text parts only`},
 		{"an image part without its url", goopenai.ChatCompletionRequest{Model: "m", Messages: []goopenai.ChatCompletionMessage{{Role: "user", MultiContent: []goopenai.ChatMessagePart{{Type: "image_url"}}}}},
-			"openai: message 0 (user): content part 0 is an image without an image_url"},
+			"reflectionopenai: message 0 (user): content part 0 is an image without an image_url"},
 		{"an unknown part type", goopenai.ChatCompletionRequest{Model: "m", Messages: []goopenai.ChatCompletionMessage{{Role: "user", MultiContent: []goopenai.ChatMessagePart{{Type: "video"}}}}},
-			`openai: message 0 (user): content part 0 has type "video"`},
+			`reflectionopenai: message 0 (user): content part 0 has type "video"`},
 		{"parts in a function message", goopenai.ChatCompletionRequest{Model: "m", Messages: []goopenai.ChatCompletionMessage{{Role: "function", Name: "f", MultiContent: []goopenai.ChatMessagePart{{Type: "text", Text: "y"}}}}},
-			"openai: message 0 (function): a function message has no content parts"},
+			"reflectionopenai: message 0 (function): a function message has no content parts"},
 		{"an unknown tool call type", goopenai.ChatCompletionRequest{Model: "m", Messages: []goopenai.ChatCompletionMessage{{Role: "assistant", ToolCalls: []goopenai.ToolCall{{ID: "c", Type: goopenai.ToolTypeMCP}}}}},
-			`openai: message 0 (assistant): tool call 0 has type "mcp"`},
+			`reflectionopenai: message 0 (assistant): tool call 0 has type "mcp"`},
 		{"an unknown response format", goopenai.ChatCompletionRequest{Model: "m", Messages: user, ResponseFormat: &goopenai.ChatCompletionResponseFormat{Type: "yaml"}},
-			`openai: response format: unknown type "yaml"`},
+			`reflectionopenai: response format: unknown type "yaml"`},
 		{"json_schema without a schema object", goopenai.ChatCompletionRequest{Model: "m", Messages: user, ResponseFormat: &goopenai.ChatCompletionResponseFormat{Type: "json_schema"}},
-			"openai: response format: type json_schema without a json_schema"},
+			"reflectionopenai: response format: type json_schema without a json_schema"},
 		{"a schema under another type", goopenai.ChatCompletionRequest{Model: "m", Messages: user, ResponseFormat: &goopenai.ChatCompletionResponseFormat{
 			Type: "json_object", JSONSchema: &goopenai.ChatCompletionResponseFormatJSONSchema{Name: "x"}}},
-			`openai: response format: type "json_object" with a json_schema`},
+			`reflectionopenai: response format: type "json_object" with a json_schema`},
 		{"a schema that does not marshal", goopenai.ChatCompletionRequest{Model: "m", Messages: user, ResponseFormat: &goopenai.ChatCompletionResponseFormat{
 			Type: "json_schema", JSONSchema: &goopenai.ChatCompletionResponseFormatJSONSchema{Name: "x", Schema: json.RawMessage(`{"type":`)}}},
-			`openai: response format: schema of "x"`},
+			`reflectionopenai: response format: schema of "x"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv, client := newChatServer(t, func(int, map[string]any) (int, string) { return http.StatusOK, textAnswer("ok") })
-			_, err := reflectopenai.NewClient(client).CreateChatCompletion(context.Background(), tt.req)
+			_, err := reflectionopenai.NewClient(client).CreateChatCompletion(context.Background(), tt.req)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.wantErr)
 			assert.Empty(t, srv.requests(), "nothing is sent")
@@ -326,11 +326,11 @@ func TestClientRefusesWhatItCannotTranslate(t *testing.T) {
 
 func TestClientWithoutAnOpenAIClient(t *testing.T) {
 	req := goopenai.ChatCompletionRequest{Model: "m", Messages: []goopenai.ChatCompletionMessage{{Role: "user", Content: "hi"}}}
-	_, err := reflectopenai.NewClient(nil).CreateChatCompletion(context.Background(), req)
-	assert.EqualError(t, err, "openai: client has no openai-go client")
-	var nilClient *reflectopenai.Client
+	_, err := reflectionopenai.NewClient(nil).CreateChatCompletion(context.Background(), req)
+	assert.EqualError(t, err, "reflectionopenai: client has no openai-go client")
+	var nilClient *reflectionopenai.Client
 	_, err = nilClient.CreateChatCompletion(context.Background(), req)
-	assert.EqualError(t, err, "openai: client has no openai-go client")
+	assert.EqualError(t, err, "reflectionopenai: client has no openai-go client")
 }
 
 func TestClientRequestOptionsOverrideTheClients(t *testing.T) {
@@ -340,7 +340,7 @@ func TestClientRequestOptionsOverrideTheClients(t *testing.T) {
 		return http.StatusServiceUnavailable, apiError("overloaded", "server_error", "overloaded")
 	})
 	retrying := openai.NewClient(option.WithAPIKey("test-key"), option.WithBaseURL(srv.srv.URL+"/v1/"), option.WithHTTPClient(srv.srv.Client()))
-	_, err := reflectopenai.NewClient(&retrying, option.WithMaxRetries(0)).CreateChatCompletion(context.Background(),
+	_, err := reflectionopenai.NewClient(&retrying, option.WithMaxRetries(0)).CreateChatCompletion(context.Background(),
 		goopenai.ChatCompletionRequest{Model: "m", Messages: []goopenai.ChatCompletionMessage{{Role: "user", Content: "hi"}}})
 	var apiErr *openai.Error
 	require.ErrorAs(t, err, &apiErr)

@@ -1,4 +1,4 @@
-package openai_test
+package reflectionopenai_test
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/loopctl-go/reflection"
-	reflectopenai "github.com/loopctl-go/reflection/contrib/openai"
+	reflectionopenai "github.com/loopctl-go/reflection/contrib/openai"
 	"github.com/loopctl-go/reflection/llm"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -42,7 +42,7 @@ func exampleDispatch(_ context.Context, call reflection.ToolCall) (reflection.To
 		}
 		return reflection.ToolResult{ID: call.ID, Content: "ship on friday"}, nil
 	case "run_sql":
-		query, err := reflectopenai.CustomInput(call.Input)
+		query, err := reflection.InputText(call.Input)
 		if err != nil {
 			return reflection.ToolResult{}, err
 		}
@@ -57,7 +57,7 @@ func exampleDispatch(_ context.Context, call reflection.ToolCall) (reflection.To
 // A Runner answers every tool call of a turn, after the Driver recovered it.
 // The Reflector here is a plain function; in production it is the llm
 // Reflector (see ExampleNewClient).
-func ExampleRunner() {
+func ExampleNewRunner() {
 	reflector := reflection.ReflectorFunc(func(_ context.Context, f reflection.Failure) (reflection.FailureAnalysis, error) {
 		fixed := map[string]string{
 			"read_file": `{"path":"docs/notes.md"}`,
@@ -72,7 +72,7 @@ func ExampleRunner() {
 		reflection.WithReflector(reflector),
 		reflection.WithStrategy(reflection.NewExponentialBackoff(3).WithBaseDelay(0)),
 	)
-	runner := reflectopenai.NewRunner(driver, exampleDispatch, reflectopenai.WithConcurrency(2))
+	runner := reflectionopenai.NewRunner(driver, exampleDispatch, reflectionopenai.WithConcurrency(2))
 
 	msgs, err := runner.Run(context.Background(), exampleMessage())
 	if err != nil {
@@ -97,7 +97,7 @@ func ExampleSchemas() {
 		}),
 		openai.ChatCompletionCustomTool(openai.ChatCompletionCustomToolCustomParam{Name: "run_sql"}),
 	}
-	lookup, err := reflectopenai.Schemas(tools)
+	lookup, err := reflectionopenai.Schemas(tools)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -112,11 +112,13 @@ func ExampleSchemas() {
 	// write_file false
 }
 
-// A custom tool's free text reaches dispatch as {"input": "..."}.
-func ExampleCustomInput() {
-	call, _ := reflectopenai.ToolCall(exampleMessage().ToolCalls[1])
+// ToolCall translates a model's tool call into the call a Driver runs; a
+// custom tool's free text becomes the root's {"input": "<text>"}, which
+// reflection.InputText reads back.
+func ExampleToolCall() {
+	call, _ := reflectionopenai.ToolCall(exampleMessage().ToolCalls[1])
 	fmt.Println(call.Name, string(call.Input))
-	query, err := reflectopenai.CustomInput(call.Input)
+	query, err := reflection.InputText(call.Input)
 	fmt.Println(query, err)
 	// Output:
 	// run_sql {"input":"SELEC count(*) FROM notes"}
@@ -139,7 +141,7 @@ func ExampleNewClient() {
 	defer srv.Close()
 
 	client := openai.NewClient(option.WithAPIKey("sk-example"), option.WithBaseURL(srv.URL+"/v1/"), option.WithHTTPClient(srv.Client()))
-	reflector := llm.New(reflectopenai.NewClient(&client))
+	reflector := llm.New(reflectionopenai.NewClient(&client))
 	a, err := reflector.Analyze(context.Background(), reflection.Failure{
 		Tool:        "read_file",
 		Input:       json.RawMessage(`{"path":"doc/notes.md"}`),
@@ -169,7 +171,7 @@ func ExampleClient_CreateChatCompletion_errors() {
 
 	client := openai.NewClient(option.WithAPIKey("sk-example"), option.WithBaseURL(srv.URL+"/v1/"),
 		option.WithHTTPClient(srv.Client()), option.WithMaxRetries(0))
-	_, err := llm.New(reflectopenai.NewClient(&client)).Analyze(context.Background(), reflection.Failure{Tool: "t", Error: "boom"})
+	_, err := llm.New(reflectionopenai.NewClient(&client)).Analyze(context.Background(), reflection.Failure{Tool: "t", Error: "boom"})
 	var apiErr *openai.Error
 	fmt.Println(errors.Is(err, reflection.ErrInternal), errors.As(err, &apiErr))
 	fmt.Println(apiErr.StatusCode, apiErr.Code, apiErr.Message)

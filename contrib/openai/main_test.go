@@ -1,4 +1,4 @@
-package openai_test
+package reflectionopenai_test
 
 import (
 	"testing"

@@ -1,4 +1,4 @@
-package openai_test
+package reflectionopenai_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/loopctl-go/reflection"
-	reflectopenai "github.com/loopctl-go/reflection/contrib/openai"
+	reflectionopenai "github.com/loopctl-go/reflection/contrib/openai"
 	"github.com/loopctl-go/reflection/llm"
 	"github.com/openai/openai-go/v3"
 	"github.com/stretchr/testify/assert"
@@ -31,7 +31,7 @@ func TestLLMReflectorThroughClient(t *testing.T) {
 	srv, client := newChatServer(t, func(int, map[string]any) (int, string) {
 		return http.StatusOK, textAnswer(analysisJSON(true, inputFix(`{"path":"docs/notes.md"}`)))
 	})
-	r := llm.New(reflectopenai.NewClient(client), llm.WithTemperature(0.2), llm.WithMaxTokens(400))
+	r := llm.New(reflectionopenai.NewClient(client), llm.WithTemperature(0.2), llm.WithMaxTokens(400))
 	a, err := r.Analyze(context.Background(), readFileFailure())
 	require.NoError(t, err)
 	assert.True(t, a.IsRecoverable)
@@ -61,7 +61,7 @@ func TestLLMReflectorThroughClientInJSONObjectMode(t *testing.T) {
 	srv, client := newChatServer(t, func(int, map[string]any) (int, string) {
 		return http.StatusOK, textAnswer("```json\n" + analysisJSON(false, nil) + "\n```")
 	})
-	r := llm.New(reflectopenai.NewClient(client), llm.WithModel("llama3.2"), llm.WithResponseFormat(llm.ResponseFormatJSONObject))
+	r := llm.New(reflectionopenai.NewClient(client), llm.WithModel("llama3.2"), llm.WithResponseFormat(llm.ResponseFormatJSONObject))
 	a, err := r.Analyze(context.Background(), readFileFailure())
 	require.NoError(t, err)
 	assert.False(t, a.IsRecoverable)
@@ -86,7 +86,7 @@ func TestLLMReflectorThroughClientFails(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, client := newChatServer(t, func(int, map[string]any) (int, string) { return tt.status, tt.body })
-			_, err := llm.New(reflectopenai.NewClient(client)).Analyze(context.Background(), readFileFailure())
+			_, err := llm.New(reflectionopenai.NewClient(client)).Analyze(context.Background(), readFileFailure())
 			require.ErrorIs(t, err, reflection.ErrInternal)
 			assert.Contains(t, err.Error(), tt.wantInErr)
 			var apiErr *openai.Error
@@ -109,16 +109,16 @@ func TestDriverWithLLMReflectorThroughClient(t *testing.T) {
 		}
 		return http.StatusOK, textAnswer(analysisJSON(true, inputFix(`{"path":"docs/notes.md"}`)))
 	})
-	lookup, err := reflectopenai.Schemas([]openai.ChatCompletionToolUnionParam{readFileTool()})
+	lookup, err := reflectionopenai.Schemas([]openai.ChatCompletionToolUnionParam{readFileTool()})
 	require.NoError(t, err)
 	d := reflection.NewDriver(
-		reflection.WithReflector(llm.New(reflectopenai.NewClient(client))),
+		reflection.WithReflector(llm.New(reflectionopenai.NewClient(client))),
 		reflection.WithStrategy(noWait(3)),
 		reflection.WithSchemas(lookup),
 	)
 	tools := newRecorder()
 	ctx := reflection.ContextWithTask(context.Background(), "summarise the notes")
-	msgs, err := reflectopenai.NewRunner(d, tools.dispatch).Run(ctx, assistantMessage(t, functionCall("call_1", "read_file", `{"path":"doc/notes.md"}`)))
+	msgs, err := reflectionopenai.NewRunner(d, tools.dispatch).Run(ctx, assistantMessage(t, functionCall("call_1", "read_file", `{"path":"doc/notes.md"}`)))
 	require.NoError(t, err)
 	assert.Equal(t, "ship on friday", msgs[0].OfTool.Content.OfString.Value)
 	require.Len(t, srv.requests(), 1)

@@ -1,4 +1,4 @@
-package openai
+package reflectionopenai
 
 import (
 	"encoding/json"
@@ -17,20 +17,20 @@ import (
 // of its fields cannot be translated.
 func newParams(req goopenai.ChatCompletionRequest) (openai.ChatCompletionNewParams, error) {
 	if unset := untranslated(req); len(unset) > 0 {
-		return openai.ChatCompletionNewParams{}, fmt.Errorf("openai: request sets %s, which this client does not translate", strings.Join(unset, ", "))
+		return openai.ChatCompletionNewParams{}, fmt.Errorf("reflectionopenai: request sets %s, which this client does not translate", strings.Join(unset, ", "))
 	}
 	p := openai.ChatCompletionNewParams{Model: req.Model}
 	p.Messages = make([]openai.ChatCompletionMessageParamUnion, len(req.Messages))
 	for i, m := range req.Messages {
 		msg, err := messageParam(m)
 		if err != nil {
-			return openai.ChatCompletionNewParams{}, fmt.Errorf("openai: message %d (%s): %w", i, m.Role, err)
+			return openai.ChatCompletionNewParams{}, fmt.Errorf("reflectionopenai: message %d (%s): %w", i, m.Role, err)
 		}
 		p.Messages[i] = msg
 	}
 	format, err := responseFormat(req.ResponseFormat)
 	if err != nil {
-		return openai.ChatCompletionNewParams{}, fmt.Errorf("openai: response format: %w", err)
+		return openai.ChatCompletionNewParams{}, fmt.Errorf("reflectionopenai: response format: %w", err)
 	}
 	p.ResponseFormat = format
 

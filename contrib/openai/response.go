@@ -1,4 +1,4 @@
-package openai
+package reflectionopenai
 
 import (
 	"github.com/openai/openai-go/v3"

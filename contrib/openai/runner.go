@@ -1,4 +1,4 @@
-package openai
+package reflectionopenai
 
 import (
 	"context"
@@ -17,19 +17,7 @@ import (
 type Runner struct {
 	driver   *reflection.Driver
 	dispatch reflection.DispatchFunc
-	limit    int // calls of one turn run at once; 1 runs them one after another
-}
-
-// Option configures a Runner in NewRunner.
-type Option func(*Runner)
-
-// WithConcurrency lets up to n tool calls of one turn run at once, each on
-// its own goroutine, for a host whose tools are safe to run side by side.
-// The calls start in the model's order and their messages come back in that
-// order whatever order they end in. n of 1 or less runs them one after
-// another, the default.
-func WithConcurrency(n int) Option {
-	return func(r *Runner) { r.limit = max(n, 1) }
+	config
 }
 
 // NewRunner returns a Runner that runs every tool call through d with
@@ -38,12 +26,12 @@ func WithConcurrency(n int) Option {
 // does. Nil options are ignored.
 //
 // A custom tool call reaches dispatch with the input {"input": "<text>"};
-// CustomInput reads the text.
+// reflection.InputText reads the text.
 func NewRunner(d *reflection.Driver, dispatch reflection.DispatchFunc, opts ...Option) *Runner {
-	r := &Runner{driver: d, dispatch: dispatch, limit: 1}
+	r := &Runner{driver: d, dispatch: dispatch, config: defaultConfig()}
 	for _, opt := range opts {
 		if opt != nil {
-			opt(r)
+			opt(&r.config)
 		}
 	}
 	return r
@@ -57,10 +45,11 @@ func NewRunner(d *reflection.Driver, dispatch reflection.DispatchFunc, opts ...O
 // (Skip, AskUser, Fail) and a call that is still failing at the Driver's
 // ceiling both answer with the latest failure text, and a call of a type
 // ToolCall cannot translate answers with an error text, without being run.
-// Run returns an error only when ctx has ended and a call stopped because of
-// it (the error matches ctx.Err()); the messages are complete even then, each
-// stopped call answered with its latest failure text or the cancel error's
-// text. A nil dispatch returns an error matching reflection.ErrNilDispatch
+// Run returns an error only when ctx has ended, as reflection.FrameworkError
+// says for every adapter: the error of the first call, in the model's order,
+// that ended in an error after ctx ended (for a call that ctx stopped, it
+// matches ctx.Err()). The messages are complete even then, each stopped call
+// answered with its latest failure text or the cancel error's text. A nil dispatch returns an error matching reflection.ErrNilDispatch
 // and no messages.
 //
 // The deprecated function_call of msg is not run. Run starts no goroutine
@@ -111,12 +100,12 @@ func (r *Runner) RunCalls(ctx context.Context, calls []reflection.ToolCall) ([]r
 }
 
 func nilDispatch() error {
-	return fmt.Errorf("openai: runner has no dispatch func: %w", reflection.ErrNilDispatch)
+	return fmt.Errorf("reflectionopenai: runner has no dispatch func: %w", reflection.ErrNilDispatch)
 }
 
 // run runs calls[i] for every i in todo into results[i]. It returns the
-// error of the first call, in the model's order, that stopped because ctx
-// ended.
+// error of the first call, in the model's order, that ended in an error the
+// host framework must see (reflection.FrameworkError: ctx had ended).
 func (r *Runner) run(ctx context.Context, calls []reflection.ToolCall, results []reflection.ToolResult, todo []int) error {
 	if r.dispatch == nil {
 		return nilDispatch()
@@ -125,25 +114,29 @@ func (r *Runner) run(ctx context.Context, calls []reflection.ToolCall, results [
 		ctx = context.Background()
 	}
 	errs := make([]error, len(calls))
-	if r.limit <= 1 || len(todo) <= 1 {
+	if r.concurrency <= 1 || len(todo) <= 1 {
 		for _, i := range todo {
-			results[i], errs[i] = r.driver.Run(ctx, calls[i], r.dispatch)
+			results[i], errs[i] = r.runOne(ctx, calls[i])
 		}
 	} else {
 		r.runConcurrently(ctx, calls, results, errs, todo)
 	}
-	if ctx.Err() == nil {
-		return nil
-	}
 	for i, err := range errs {
-		if err != nil && errors.Is(err, ctx.Err()) {
-			return fmt.Errorf("openai: tool call %q (%s): %w", calls[i].ID, calls[i].Name, err)
+		if err != nil {
+			return fmt.Errorf("reflectionopenai: tool call %q (%s): %w", calls[i].ID, calls[i].Name, err)
 		}
 	}
 	return nil
 }
 
-// runConcurrently runs the calls on up to r.limit goroutines, which take the
+// runOne runs one call through the Driver and keeps of Run's error only what
+// the host framework must see: an error of a call whose ctx has ended.
+func (r *Runner) runOne(ctx context.Context, call reflection.ToolCall) (reflection.ToolResult, error) {
+	res, err := r.driver.Run(ctx, call, r.dispatch)
+	return res, reflection.FrameworkError(ctx, err)
+}
+
+// runConcurrently runs the calls on up to r.concurrency goroutines, which take the
 // calls in order, and waits for all of them. A panic on one of them is
 // raised again here once every goroutine has ended.
 func (r *Runner) runConcurrently(ctx context.Context, calls []reflection.ToolCall, results []reflection.ToolResult, errs []error, todo []int) {
@@ -154,7 +147,7 @@ func (r *Runner) runConcurrently(ctx context.Context, calls []reflection.ToolCal
 		panicked bool
 		value    any
 	)
-	for range min(r.limit, len(todo)) {
+	for range min(r.concurrency, len(todo)) {
 		wg.Go(func() {
 			defer func() {
 				if v := recover(); v != nil {
@@ -171,7 +164,7 @@ func (r *Runner) runConcurrently(ctx context.Context, calls []reflection.ToolCal
 					return
 				}
 				i := todo[k]
-				results[i], errs[i] = r.driver.Run(ctx, calls[i], r.dispatch)
+				results[i], errs[i] = r.runOne(ctx, calls[i])
 			}
 		})
 	}

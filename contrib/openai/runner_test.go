@@ -1,4 +1,4 @@
-package openai_test
+package reflectionopenai_test
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/loopctl-go/reflection"
-	reflectopenai "github.com/loopctl-go/reflection/contrib/openai"
+	reflectionopenai "github.com/loopctl-go/reflection/contrib/openai"
 	"github.com/openai/openai-go/v3"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -66,7 +66,7 @@ func (r *recorder) dispatch(_ context.Context, call reflection.ToolCall) (reflec
 	case "read_file_v1":
 		return fail("read_file_v1 was removed; use read_file")
 	case "run_sql":
-		query, err := reflectopenai.CustomInput(call.Input)
+		query, err := reflection.InputText(call.Input)
 		if err != nil {
 			return fail(err.Error())
 		}
@@ -98,7 +98,7 @@ func messagesJSON(t testing.TB, msgs []openai.ChatCompletionMessageParamUnion) s
 }
 
 func TestRunnerRecovers(t *testing.T) {
-	lookup, err := reflectopenai.Schemas([]openai.ChatCompletionToolUnionParam{readFileTool(), sqlTool()})
+	lookup, err := reflectionopenai.Schemas([]openai.ChatCompletionToolUnionParam{readFileTool(), sqlTool()})
 	require.NoError(t, err)
 
 	tests := []struct {
@@ -145,7 +145,7 @@ func TestRunnerRecovers(t *testing.T) {
 				return tt.correct(f)
 			})
 			d := reflection.NewDriver(reflection.WithReflector(reflector), reflection.WithStrategy(noWait(3)), reflection.WithSchemas(lookup))
-			msgs, err := reflectopenai.NewRunner(d, tools.dispatch).Run(context.Background(), assistantMessage(t, tt.call))
+			msgs, err := reflectionopenai.NewRunner(d, tools.dispatch).Run(context.Background(), assistantMessage(t, tt.call))
 			require.NoError(t, err)
 			want, _ := json.Marshal([]map[string]any{{"role": "tool", "tool_call_id": "call_1", "content": tt.want}})
 			assert.JSONEq(t, string(want), messagesJSON(t, msgs))
@@ -159,7 +159,7 @@ func TestRunnerRecovers(t *testing.T) {
 }
 
 func TestRunnerTheReflectorSeesTheCustomToolsGeneratedSchema(t *testing.T) {
-	lookup, err := reflectopenai.Schemas([]openai.ChatCompletionToolUnionParam{sqlTool()})
+	lookup, err := reflectionopenai.Schemas([]openai.ChatCompletionToolUnionParam{sqlTool()})
 	require.NoError(t, err)
 	var got reflection.Failure
 	reflector := reflection.ReflectorFunc(func(_ context.Context, f reflection.Failure) (reflection.FailureAnalysis, error) {
@@ -167,7 +167,7 @@ func TestRunnerTheReflectorSeesTheCustomToolsGeneratedSchema(t *testing.T) {
 		return reflection.FailureAnalysis{RootCause: f.Error}, nil
 	})
 	d := reflection.NewDriver(reflection.WithReflector(reflector), reflection.WithSchemas(lookup))
-	_, err = reflectopenai.NewRunner(d, newRecorder().dispatch).Run(context.Background(), assistantMessage(t, customCall("c", "run_sql", "DROP TABLE t")))
+	_, err = reflectionopenai.NewRunner(d, newRecorder().dispatch).Run(context.Background(), assistantMessage(t, customCall("c", "run_sql", "DROP TABLE t")))
 	require.NoError(t, err)
 	assert.Equal(t, "run_sql", got.Tool)
 	assert.JSONEq(t, `{"input":"DROP TABLE t"}`, string(got.Input))
@@ -219,7 +219,7 @@ func TestRunnerSoftResultsKeepTheTurnGoing(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tools := newRecorder()
-			msgs, err := reflectopenai.NewRunner(tt.driver, tools.dispatch).Run(context.Background(),
+			msgs, err := reflectionopenai.NewRunner(tt.driver, tools.dispatch).Run(context.Background(),
 				assistantMessage(t, functionCall("call_1", "read_file", `{"path":"doc/notes.md"}`)))
 			require.NoError(t, err, "a soft result is never an error that aborts the agent")
 			require.Len(t, msgs, 1)
@@ -232,7 +232,7 @@ func TestRunnerSoftResultsKeepTheTurnGoing(t *testing.T) {
 }
 
 func TestRunCallsKeepsIsError(t *testing.T) {
-	results, err := reflectopenai.NewRunner(nil, newRecorder().dispatch).RunCalls(context.Background(), []reflection.ToolCall{
+	results, err := reflectionopenai.NewRunner(nil, newRecorder().dispatch).RunCalls(context.Background(), []reflection.ToolCall{
 		{ID: "a", Name: "read_file", Input: json.RawMessage(`{"path":"docs/notes.md"}`)},
 		{ID: "b", Name: "read_file", Input: json.RawMessage(`{"path":"nope"}`)},
 		{ID: "c", Name: "teleport", Input: json.RawMessage(`{}`)},
@@ -256,7 +256,7 @@ func TestRunnerCancel(t *testing.T) {
 		return tools.dispatch(ctx, call)
 	}
 	d := reflection.NewDriver(reflection.WithReflector(fixes(func(reflection.Failure) *reflection.Correction { return nil })), reflection.WithStrategy(noWait(3)))
-	msgs, err := reflectopenai.NewRunner(d, dispatch).Run(ctx, assistantMessage(t,
+	msgs, err := reflectionopenai.NewRunner(d, dispatch).Run(ctx, assistantMessage(t,
 		functionCall("call_1", "read_file", `{"path":"docs/notes.md"}`),
 		functionCall("call_2", "read_file", `{"path":"doc/notes.md"}`),
 		functionCall("call_3", "read_file", `{"path":"docs/notes.md"}`),
@@ -283,14 +283,14 @@ func TestRunnerAHardErrorWhileCtxLivesIsTheToolsOutput(t *testing.T) {
 			return reflection.Retry{Delay: 2 * time.Hour}
 		})),
 	)
-	msgs, err := reflectopenai.NewRunner(d, newRecorder().dispatch).Run(ctx, assistantMessage(t, functionCall("call_1", "read_file", `{"path":"x"}`)))
+	msgs, err := reflectionopenai.NewRunner(d, newRecorder().dispatch).Run(ctx, assistantMessage(t, functionCall("call_1", "read_file", `{"path":"x"}`)))
 	require.NoError(t, err)
 	assert.Equal(t, "open x: no such file or directory", msgs[0].OfTool.Content.OfString.Value)
 }
 
 func TestRunnerAnswersAnUnsupportedCallWithoutRunningIt(t *testing.T) {
 	tools := newRecorder()
-	msgs, err := reflectopenai.NewRunner(nil, tools.dispatch, reflectopenai.WithConcurrency(4)).Run(context.Background(), assistantMessage(t,
+	msgs, err := reflectionopenai.NewRunner(nil, tools.dispatch, reflectionopenai.WithConcurrency(4)).Run(context.Background(), assistantMessage(t,
 		map[string]any{"id": "call_h", "type": "hologram"},
 		functionCall("call_f", "read_file", `{"path":"docs/notes.md"}`),
 	))
@@ -304,14 +304,14 @@ func TestRunnerAnswersAnUnsupportedCallWithoutRunningIt(t *testing.T) {
 
 func TestRunnerWithoutToolCalls(t *testing.T) {
 	tools := newRecorder()
-	msgs, err := reflectopenai.NewRunner(nil, tools.dispatch).Run(context.Background(), openai.ChatCompletionMessage{Content: "all done"})
+	msgs, err := reflectionopenai.NewRunner(nil, tools.dispatch).Run(context.Background(), openai.ChatCompletionMessage{Content: "all done"})
 	require.NoError(t, err)
 	assert.Empty(t, msgs)
 	assert.Empty(t, tools.seen())
 }
 
 func TestRunnerWithoutDispatch(t *testing.T) {
-	r := reflectopenai.NewRunner(nil, nil)
+	r := reflectionopenai.NewRunner(nil, nil)
 	msgs, err := r.Run(context.Background(), assistantMessage(t, functionCall("c", "read_file", `{}`)))
 	require.ErrorIs(t, err, reflection.ErrNilDispatch)
 	assert.Nil(t, msgs)
@@ -325,7 +325,7 @@ func TestRunnerWithoutDispatch(t *testing.T) {
 func TestRunnerNilContextAndNilOption(t *testing.T) {
 	tools := newRecorder()
 	var nilCtx context.Context // counts as context.Background(), as for Driver.Run
-	msgs, err := reflectopenai.NewRunner(nil, tools.dispatch, nil).Run(nilCtx,
+	msgs, err := reflectionopenai.NewRunner(nil, tools.dispatch, nil).Run(nilCtx,
 		assistantMessage(t, functionCall("c", "read_file", `{"path":"docs/notes.md"}`)))
 	require.NoError(t, err)
 	assert.Equal(t, "ship on friday", msgs[0].OfTool.Content.OfString.Value)
@@ -367,7 +367,7 @@ func TestRunnerRunsCallsConcurrentlyAndAnswersInOrder(t *testing.T) {
 			defer close(done[i])
 			return reflection.ToolResult{ID: call.ID, Content: fmt.Sprintf("result %d", i)}, nil
 		}
-		msgs, err := reflectopenai.NewRunner(nil, dispatch, reflectopenai.WithConcurrency(n)).Run(context.Background(), manyCalls(t, n))
+		msgs, err := reflectionopenai.NewRunner(nil, dispatch, reflectionopenai.WithConcurrency(n)).Run(context.Background(), manyCalls(t, n))
 		require.NoError(t, err)
 		require.Len(t, msgs, n)
 		for i, m := range msgs {
@@ -380,17 +380,17 @@ func TestRunnerRunsCallsConcurrentlyAndAnswersInOrder(t *testing.T) {
 func TestRunnerConcurrencyLimit(t *testing.T) {
 	tests := []struct {
 		name  string
-		opts  []reflectopenai.Option
+		opts  []reflectionopenai.Option
 		calls int
 		want  int32
 		order bool // calls start in the model's order
 	}{
 		{name: "default runs one after another", calls: 5, want: 1, order: true},
-		{name: "WithConcurrency(1)", opts: []reflectopenai.Option{reflectopenai.WithConcurrency(1)}, calls: 5, want: 1, order: true},
-		{name: "WithConcurrency(0) counts as 1", opts: []reflectopenai.Option{reflectopenai.WithConcurrency(0)}, calls: 5, want: 1, order: true},
-		{name: "WithConcurrency(-3) counts as 1", opts: []reflectopenai.Option{reflectopenai.WithConcurrency(-3)}, calls: 5, want: 1, order: true},
-		{name: "WithConcurrency(2)", opts: []reflectopenai.Option{reflectopenai.WithConcurrency(2)}, calls: 5, want: 2},
-		{name: "more room than calls", opts: []reflectopenai.Option{reflectopenai.WithConcurrency(16)}, calls: 3, want: 3},
+		{name: "WithConcurrency(1)", opts: []reflectionopenai.Option{reflectionopenai.WithConcurrency(1)}, calls: 5, want: 1, order: true},
+		{name: "WithConcurrency(0) counts as 1", opts: []reflectionopenai.Option{reflectionopenai.WithConcurrency(0)}, calls: 5, want: 1, order: true},
+		{name: "WithConcurrency(-3) counts as 1", opts: []reflectionopenai.Option{reflectionopenai.WithConcurrency(-3)}, calls: 5, want: 1, order: true},
+		{name: "WithConcurrency(2)", opts: []reflectionopenai.Option{reflectionopenai.WithConcurrency(2)}, calls: 5, want: 2},
+		{name: "more room than calls", opts: []reflectionopenai.Option{reflectionopenai.WithConcurrency(16)}, calls: 3, want: 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -413,7 +413,7 @@ func TestRunnerConcurrencyLimit(t *testing.T) {
 					inFlight.Add(-1)
 					return reflection.ToolResult{ID: call.ID, Content: "ok"}, nil
 				}
-				msgs, err := reflectopenai.NewRunner(nil, dispatch, tt.opts...).Run(context.Background(), manyCalls(t, tt.calls))
+				msgs, err := reflectionopenai.NewRunner(nil, dispatch, tt.opts...).Run(context.Background(), manyCalls(t, tt.calls))
 				require.NoError(t, err)
 				assert.Len(t, msgs, tt.calls)
 				assert.Equal(t, tt.want, most.Load())
@@ -442,7 +442,7 @@ func TestRunnerConcurrentRecoveries(t *testing.T) {
 	for i := range calls {
 		calls[i] = functionCall(fmt.Sprintf("call_%d", i), "read_file", fmt.Sprintf(`{"path":"doc/%d.md"}`, i))
 	}
-	msgs, err := reflectopenai.NewRunner(d, tools.dispatch, reflectopenai.WithConcurrency(4)).Run(context.Background(), assistantMessage(t, calls...))
+	msgs, err := reflectionopenai.NewRunner(d, tools.dispatch, reflectionopenai.WithConcurrency(4)).Run(context.Background(), assistantMessage(t, calls...))
 	require.NoError(t, err)
 	require.Len(t, msgs, n)
 	for i, m := range msgs {
@@ -464,7 +464,7 @@ func TestRunnerConcurrentCancel(t *testing.T) {
 			<-ctx.Done() // a tool that honours its context
 			return reflection.ToolResult{}, ctx.Err()
 		}
-		msgs, err := reflectopenai.NewRunner(nil, dispatch, reflectopenai.WithConcurrency(2)).Run(ctx, manyCalls(t, 6))
+		msgs, err := reflectionopenai.NewRunner(nil, dispatch, reflectionopenai.WithConcurrency(2)).Run(ctx, manyCalls(t, 6))
 		require.ErrorIs(t, err, context.Canceled)
 		assert.Contains(t, err.Error(), `"call_0"`, "the first stopped call in the model's order")
 		require.Len(t, msgs, 6)
@@ -492,7 +492,7 @@ func TestRunnerRaisesAPanicOfAnotherGoroutineOnTheCaller(t *testing.T) {
 		ran.Add(1)
 		return reflection.ToolResult{ID: call.ID, Content: "ok"}, nil
 	}
-	r := reflectopenai.NewRunner(d, dispatch, reflectopenai.WithConcurrency(3))
+	r := reflectionopenai.NewRunner(d, dispatch, reflectionopenai.WithConcurrency(3))
 	assert.PanicsWithValue(t, "observer broke", func() { _, _ = r.Run(context.Background(), manyCalls(t, 6)) })
 	assert.GreaterOrEqual(t, ran.Load(), int32(2))
 }
@@ -501,8 +501,48 @@ func TestRunnerErrorWrapsTheCause(t *testing.T) {
 	cause := errors.New("user closed the tab")
 	ctx, cancel := context.WithCancelCause(context.Background())
 	cancel(cause)
-	_, err := reflectopenai.NewRunner(nil, newRecorder().dispatch).Run(ctx, assistantMessage(t, functionCall("c", "read_file", `{}`)))
+	_, err := reflectionopenai.NewRunner(nil, newRecorder().dispatch).Run(ctx, assistantMessage(t, functionCall("c", "read_file", `{}`)))
 	require.ErrorIs(t, err, context.Canceled)
 	assert.ErrorIs(t, err, cause)
-	assert.True(t, strings.HasPrefix(err.Error(), "openai: "), err.Error())
+	assert.True(t, strings.HasPrefix(err.Error(), "reflectionopenai: "), err.Error())
+}
+
+// ctxKey keys the values a test puts in a context.
+type ctxKey string
+
+func TestRunnerRunsEveryCallThroughTheDriversObserver(t *testing.T) {
+	// A tracer (the otel Observer) carries its span in the ctx that CallStart
+	// and AttemptStart return: each dispatch must receive it, with the
+	// caller's values, and Ended must see each call once.
+	for _, opts := range [][]reflectionopenai.Option{nil, {reflectionopenai.WithConcurrency(3)}} {
+		t.Run(fmt.Sprintf("%d options", len(opts)), func(t *testing.T) {
+			var mu sync.Mutex
+			var ended []string
+			d := reflection.NewDriver(reflection.WithObserver(reflection.Observer{
+				CallStart: func(ctx context.Context, call reflection.ToolCall) context.Context {
+					return context.WithValue(ctx, ctxKey("call"), call.ID)
+				},
+				AttemptStart: func(ctx context.Context, attempt int, _ reflection.ToolCall) context.Context {
+					return context.WithValue(ctx, ctxKey("attempt"), attempt)
+				},
+				Ended: func(ctx context.Context, end reflection.CallEnd) {
+					mu.Lock()
+					defer mu.Unlock()
+					ended = append(ended, fmt.Sprint(ctx.Value(ctxKey("call")), " ", end.Outcome))
+				},
+			}))
+			dispatch := func(ctx context.Context, call reflection.ToolCall) (reflection.ToolResult, error) {
+				got := fmt.Sprint(ctx.Value(ctxKey("host")), " ", ctx.Value(ctxKey("call")), " ", ctx.Value(ctxKey("attempt")))
+				return reflection.ToolResult{ID: call.ID, Content: got}, nil
+			}
+			ctx := context.WithValue(context.Background(), ctxKey("host"), "host")
+			msgs, err := reflectionopenai.NewRunner(d, dispatch, opts...).Run(ctx, assistantMessage(t,
+				functionCall("call_0", "work", `{}`), customCall("call_1", "run_sql", "SELECT 1"), functionCall("call_2", "work", `{}`)))
+			require.NoError(t, err)
+			for i, m := range msgs {
+				assert.Equal(t, fmt.Sprintf("host call_%d 0", i), m.OfTool.Content.OfString.Value)
+			}
+			assert.ElementsMatch(t, []string{"call_0 succeeded", "call_1 succeeded", "call_2 succeeded"}, ended)
+		})
+	}
 }

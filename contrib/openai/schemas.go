@@ -1,4 +1,4 @@
-package openai
+package reflectionopenai
 
 import (
 	"encoding/json"
@@ -33,10 +33,10 @@ func Schemas(tools []openai.ChatCompletionToolUnionParam) (reflection.SchemaLook
 	for i, tool := range tools {
 		schema, err := toolSchema(tool)
 		if err != nil {
-			return nil, fmt.Errorf("openai: tool %d: %w", i, err)
+			return nil, fmt.Errorf("reflectionopenai: tool %d: %w", i, err)
 		}
 		if _, dup := byName[schema.Name]; dup {
-			return nil, fmt.Errorf("openai: tool %d: two tools are named %q", i, schema.Name)
+			return nil, fmt.Errorf("reflectionopenai: tool %d: two tools are named %q", i, schema.Name)
 		}
 		byName[schema.Name] = schema
 	}

@@ -1,11 +1,11 @@
-package openai_test
+package reflectionopenai_test
 
 import (
 	"encoding/json"
 	"sync/atomic"
 	"testing"
 
-	reflectopenai "github.com/loopctl-go/reflection/contrib/openai"
+	reflectionopenai "github.com/loopctl-go/reflection/contrib/openai"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/shared"
 	"github.com/stretchr/testify/assert"
@@ -40,7 +40,7 @@ func TestSchemas(t *testing.T) {
 		}},
 	})
 	noParams := openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{Name: "now"})
-	lookup, err := reflectopenai.Schemas([]openai.ChatCompletionToolUnionParam{readFileTool(), sqlTool(), grammar, noParams})
+	lookup, err := reflectionopenai.Schemas([]openai.ChatCompletionToolUnionParam{readFileTool(), sqlTool(), grammar, noParams})
 	require.NoError(t, err)
 
 	tests := []struct {
@@ -76,7 +76,7 @@ func TestSchemasKeepsGrammarTextReadable(t *testing.T) {
 			Grammar: openai.ChatCompletionCustomToolCustomFormatGrammarGrammarParam{Definition: `start: expr "<" expr`, Syntax: "lark"},
 		}},
 	})
-	lookup, err := reflectopenai.Schemas([]openai.ChatCompletionToolUnionParam{lark})
+	lookup, err := reflectionopenai.Schemas([]openai.ChatCompletionToolUnionParam{lark})
 	require.NoError(t, err)
 	got, _ := lookup("math")
 	assert.Contains(t, string(got.InputSchema), `lark grammar:\nstart: expr \"<\" expr`, "no \\u003c in what the model reads")
@@ -96,7 +96,7 @@ func TestSchemasMarshalsOnceNotPerLookup(t *testing.T) {
 		Name:       "search",
 		Parameters: shared.FunctionParameters{"type": "object", "properties": map[string]any{"q": countingSchema{&n}}},
 	})
-	lookup, err := reflectopenai.Schemas([]openai.ChatCompletionToolUnionParam{tool})
+	lookup, err := reflectionopenai.Schemas([]openai.ChatCompletionToolUnionParam{tool})
 	require.NoError(t, err)
 	require.EqualValues(t, 1, n.Load())
 	for range 100 {
@@ -134,23 +134,23 @@ func TestSchemasRefusesBadDefinitions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			lookup, err := reflectopenai.Schemas(tt.tools)
+			lookup, err := reflectionopenai.Schemas(tt.tools)
 			require.Error(t, err)
 			assert.Nil(t, lookup)
-			assert.Contains(t, err.Error(), "openai: "+tt.wantErr)
+			assert.Contains(t, err.Error(), "reflectionopenai: "+tt.wantErr)
 		})
 	}
 }
 
 func TestSchemasOfNoTools(t *testing.T) {
-	lookup, err := reflectopenai.Schemas(nil)
+	lookup, err := reflectionopenai.Schemas(nil)
 	require.NoError(t, err)
 	_, ok := lookup("anything")
 	assert.False(t, ok)
 }
 
 func TestSchemasIsAJSONSchemaForEveryTool(t *testing.T) {
-	lookup, err := reflectopenai.Schemas([]openai.ChatCompletionToolUnionParam{readFileTool(), sqlTool()})
+	lookup, err := reflectionopenai.Schemas([]openai.ChatCompletionToolUnionParam{readFileTool(), sqlTool()})
 	require.NoError(t, err)
 	for _, name := range []string{"read_file", "run_sql"} {
 		s, _ := lookup(name)

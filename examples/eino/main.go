@@ -64,7 +64,7 @@ func run(w io.Writer) error {
 	driver := reflection.NewDriver(
 		reflection.WithReflector(travelRules(tools)),
 		reflection.WithStrategy(reflection.NewExponentialBackoff(3).WithBaseDelay(0)),
-		reflection.WithSchemas(set.Schema),
+		reflection.WithSchemas(set.Schemas()),
 		reflection.WithObserver(traceDriver(w)),
 	)
 	toolsConfig := set.Config(driver)

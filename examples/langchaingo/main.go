@@ -29,7 +29,7 @@ import (
 	"github.com/tmc/langchaingo/tools"
 
 	"github.com/loopctl-go/reflection"
-	"github.com/loopctl-go/reflection/contrib/langchaingo"
+	reflectionlangchaingo "github.com/loopctl-go/reflection/contrib/langchaingo"
 )
 
 func main() {
@@ -49,12 +49,12 @@ func run(ctx context.Context, w io.Writer) error {
 	)
 	// langchaingo's Calculator reports a bad expression in its output, not as
 	// an error: say how to tell.
-	calculatorFailed := langchaingo.WithFailedOutput(func(out string) bool {
+	calculatorFailed := reflectionlangchaingo.WithFailedOutput(func(out string) bool {
 		return strings.HasPrefix(out, "error from evaluator:")
 	})
 	agentTools := []tools.Tool{
-		langchaingo.New(tools.Calculator{}, driver, calculatorFailed),
-		langchaingo.New(exchangeRate{}, driver),
+		reflectionlangchaingo.WrapTool(driver, tools.Calculator{}, calculatorFailed),
+		reflectionlangchaingo.WrapTool(driver, exchangeRate{}),
 	}
 
 	model := &scriptedModel{script: []string{
@@ -97,7 +97,7 @@ func (rules) Analyze(_ context.Context, f reflection.Failure) (reflection.Failur
 	a := reflection.FailureAnalysis{RootCause: f.Error, Severity: reflection.SeverityMedium}
 	switch {
 	case strings.HasPrefix(f.Error, "error from evaluator:"):
-		text, err := langchaingo.InputText(f.Input)
+		text, err := reflection.InputText(f.Input)
 		if err != nil {
 			return a, fmt.Errorf("%w: %w", reflection.ErrSkipped, err)
 		}
@@ -106,7 +106,7 @@ func (rules) Analyze(_ context.Context, f reflection.Failure) (reflection.Failur
 			a.Correction = &reflection.Correction{
 				Type:          reflection.InputFix,
 				Description:   "write the expression with digits and operators",
-				ModifiedInput: langchaingo.TextInput(fixed),
+				ModifiedInput: reflection.TextInput(fixed),
 			}
 		}
 	case strings.Contains(f.Error, "403"):

@@ -23,7 +23,7 @@ import (
 	"strings"
 
 	"github.com/loopctl-go/reflection"
-	reflectopenai "github.com/loopctl-go/reflection/contrib/openai"
+	reflectionopenai "github.com/loopctl-go/reflection/contrib/openai"
 	"github.com/loopctl-go/reflection/llm"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -77,12 +77,12 @@ func run(ctx context.Context, out io.Writer, strategy reflection.RecoveryStrateg
 		option.WithHTTPClient(model.Client()),
 	)
 
-	schemas, err := reflectopenai.Schemas(tools)
+	schemas, err := reflectionopenai.Schemas(tools)
 	if err != nil {
 		return err
 	}
 	driver := reflection.NewDriver(
-		reflection.WithReflector(llm.New(reflectopenai.NewClient(&client))), // the agent's client serves the Reflector too
+		reflection.WithReflector(llm.New(reflectionopenai.NewClient(&client))), // the agent's client serves the Reflector too
 		reflection.WithStrategy(strategy),
 		reflection.WithSchemas(schemas),
 		reflection.WithObserver(reflection.Observer{
@@ -100,7 +100,7 @@ func run(ctx context.Context, out io.Writer, strategy reflection.RecoveryStrateg
 			},
 		}),
 	)
-	runner := reflectopenai.NewRunner(driver, func(ctx context.Context, call reflection.ToolCall) (reflection.ToolResult, error) {
+	runner := reflectionopenai.NewRunner(driver, func(ctx context.Context, call reflection.ToolCall) (reflection.ToolResult, error) {
 		fmt.Fprintf(out, "  %s %s\n", call.Name, call.Input)
 		return dispatch(ctx, call)
 	})
@@ -138,9 +138,11 @@ func run(ctx context.Context, out io.Writer, strategy reflection.RecoveryStrateg
 	return fmt.Errorf("no answer after 5 turns")
 }
 
+// failureText is what the Reflector reads of a failed attempt, as the
+// Driver reads it.
 func failureText(res reflection.ToolResult, err error) string {
 	if err != nil {
-		return err.Error()
+		return reflection.ErrorText(err)
 	}
 	return res.Content
 }
@@ -163,7 +165,7 @@ func dispatch(_ context.Context, call reflection.ToolCall) (reflection.ToolResul
 		}
 		return reflection.ToolResult{ID: call.ID, Content: "v1.2 ships tool-call recovery for openai-go"}, nil
 	case "run_sql":
-		query, err := reflectopenai.CustomInput(call.Input)
+		query, err := reflection.InputText(call.Input)
 		if err != nil {
 			return fail("%v", err)
 		}

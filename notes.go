@@ -3,7 +3,8 @@ package reflection
 import (
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/loopctl-go/reflection/internal/textcut"
 )
 
 // Recovery notes (WithRecoveryNotes) tell the model what recovery did, after
@@ -58,14 +59,7 @@ func (r *Recovery) softNote() string {
 // cutText cuts s to at most limit bytes, on a UTF-8 boundary, with a marker
 // that says how many bytes were dropped.
 func cutText(s string, limit int) string {
-	if len(s) <= limit {
-		return s
-	}
-	cut := limit
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…[truncated " + strconv.Itoa(len(s)-cut) + " bytes]"
+	return textcut.Cut(s, limit)
 }
 
 // repeatNote tells the model that the result it reads has come back n times

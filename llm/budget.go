@@ -2,8 +2,10 @@ package llm
 
 import (
 	"context"
+	"maps"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -40,6 +42,21 @@ type (
 	validationStopped struct{ err error }
 )
 
+// isRegex is the format "regex" (which jsonschema/v5 asserts under draft-07
+// and earlier) and the test of regexProperties: whether a string of the input
+// is a regular expression regexp.Compile accepts. It charges the parse first
+// (see parseCost), then parses; it compiles nothing, since a pattern compiles
+// exactly when it parses.
+func (m *meter) isRegex(v any) bool {
+	s, ok := v.(string)
+	if !ok {
+		return true
+	}
+	m.charge(parseCost(s))
+	_, err := syntax.Parse(s, syntax.Perl)
+	return err == nil
+}
+
 // charge counts n checks, and ends the validation when the budget is spent
 // or the context has ended.
 func (m *meter) charge(n int) {
@@ -59,28 +76,54 @@ func (m *meter) charge(n int) {
 }
 
 // checkNode is the extension's part of one compiled schema object: what
-// applying it costs and, once taken over from the validator, its pattern.
+// applying it costs and, once taken over from the validator, its pattern and
+// its regexProperties.
 type checkNode struct {
-	meter       *meter
-	weight      int
-	hasPattern  bool           // the schema object has a pattern keyword
-	pattern     *regexp.Regexp // the pattern, matched here so its cost is counted first
-	patternSize int            // instructions of the compiled pattern
-	reached     bool           // found by takeOverPatterns
+	meter        *meter
+	weight       int            // checks of applying it to any value
+	objectWeight int            // further checks of applying it to an object: its names (required and the like)
+	hasPattern   bool           // the schema object has a pattern keyword
+	pattern      *regexp.Regexp // the pattern, matched here so its cost is counted first
+	patternSize  int            // instructions of the compiled pattern
+	regexKeys    bool           // the schema object has regexProperties: true
+	keysTaken    bool           // ... and its test of the keys is done here
+	reached      bool           // found by takeOver
 }
 
 // Validate counts the checks of applying this schema object to v and, when
-// it holds the pattern, matches it. The validator calls it after the object's
-// other keywords, so the count of a subtree is complete before its parent's.
+// it holds the pattern or the regexProperties, applies them. The validator
+// calls it after the object's other keywords, so the count of a subtree is
+// complete before its parent's.
 func (n *checkNode) Validate(ctx jsonschema.ValidationContext, v any) error {
-	s, ok := v.(string)
-	if !ok || n.pattern == nil {
-		n.meter.charge(n.weight)
+	switch v := v.(type) {
+	case string:
+		if n.pattern == nil {
+			break
+		}
+		n.meter.charge(n.weight + len(v)*n.patternSize/patternUnit)
+		if !n.pattern.MatchString(v) {
+			return ctx.Error("pattern", "does not match pattern %s", quoteLikeValidator(n.pattern.String()))
+		}
+		return nil
+	case map[string]any:
+		n.meter.charge(n.weight + n.objectWeight)
+		if n.keysTaken {
+			return n.checkKeys(ctx, v)
+		}
 		return nil
 	}
-	n.meter.charge(n.weight + len(s)*n.patternSize/patternUnit)
-	if !n.pattern.MatchString(s) {
-		return ctx.Error("pattern", "does not match pattern %s", quoteLikeValidator(n.pattern.String()))
+	n.meter.charge(n.weight)
+	return nil
+}
+
+// checkKeys is regexProperties: every key of the object must be a regular
+// expression. Keys are taken in order, so the same object always costs the
+// same and fails the same way.
+func (n *checkNode) checkKeys(ctx jsonschema.ValidationContext, object map[string]any) error {
+	for _, k := range slices.Sorted(maps.Keys(object)) {
+		if !n.meter.isRegex(k) {
+			return ctx.Error("regexProperties", "patternProperty %s is not valid regex", quoteLikeValidator(k))
+		}
 	}
 	return nil
 }
@@ -106,6 +149,12 @@ type checkCompiler struct {
 	failed         error // a limit broken or the context ended
 }
 
+// nameUnit is how many bytes of the names a schema object lists (required,
+// dependentRequired, dependencies) count as one check, besides one per name:
+// the validator looks each name up, and quotes every missing one in its
+// error.
+const nameUnit = 64
+
 func (c *checkCompiler) Compile(_ jsonschema.CompilerContext, m map[string]any) (jsonschema.ExtSchema, error) {
 	if c.ctx != nil {
 		if err := c.ctx.Err(); err != nil {
@@ -123,6 +172,18 @@ func (c *checkCompiler) Compile(_ jsonschema.CompilerContext, m map[string]any) 
 	if props, ok := m["properties"].(map[string]any); ok {
 		n.weight += len(props) / 16 // the validator ranges over every property
 	}
+	if names, ok := m["required"].([]any); ok {
+		n.objectWeight += namesWeight(names)
+	}
+	for _, keyword := range []string{"dependentRequired", "dependencies"} {
+		deps, _ := m[keyword].(map[string]any)
+		for _, d := range deps {
+			n.objectWeight++ // the validator looks the property up
+			if names, ok := d.([]any); ok {
+				n.objectWeight += namesWeight(names)
+			}
+		}
+	}
 	if p, ok := m["pattern"].(string); ok {
 		n.hasPattern, n.patternSize = true, patternSize(p)
 	}
@@ -132,8 +193,9 @@ func (c *checkCompiler) Compile(_ jsonschema.CompilerContext, m map[string]any) 
 			c.keyPatternSize = max(c.keyPatternSize, patternSize(p))
 		}
 	}
-	if n.weight > c.budget {
-		c.failed = &limitError{"tool schema", "has a schema object that costs " + strconv.Itoa(n.weight) +
+	n.regexKeys = m["regexProperties"] == true
+	if cost := n.weight + n.objectWeight; cost > c.budget {
+		c.failed = &limitError{"tool schema", "has a schema object that costs " + strconv.Itoa(cost) +
 			" checks each time it is applied, more than the validation budget of " + strconv.Itoa(c.budget), "WithValidationBudget"}
 		return nil, c.failed
 	}
@@ -161,38 +223,64 @@ func valueCount(v any) int {
 	}
 }
 
+// namesWeight is the weight of a list of property names: one per name, and
+// one per nameUnit bytes of them.
+func namesWeight(names []any) int {
+	size := 0
+	for _, v := range names {
+		if s, ok := v.(string); ok {
+			size += len(s)
+		}
+	}
+	return len(names) + size/nameUnit
+}
+
 // patternSize is the number of instructions of the compiled pattern p: the
-// factor by which matching it costs more than reading the string.
+// factor by which matching it costs more than reading the string. The
+// schema's patterns have been measured before it was compiled (see
+// checkPatterns), so this parse is known to be cheap.
 func patternSize(p string) int {
-	re, err := syntax.Parse(p, syntax.Perl)
+	size, err := programSize(p)
 	if err != nil {
 		return 1 // the compiler rejects it
 	}
-	prog, err := syntax.Compile(re.Simplify())
-	if err != nil {
-		return 1
-	}
-	return max(len(prog.Inst), 1)
+	return max(size, 1)
 }
 
-// takeOverPatterns moves the pattern of every schema object reachable from
-// root into its checkNode, so the cost of matching is counted before the
-// match, not after it. It returns the size of the largest pattern it could
-// not reach (an object known only through $dynamicAnchor), which the
-// validator then still matches itself.
-func takeOverPatterns(root *jsonschema.Schema, nodes []*checkNode) (unreached int) {
+// takeOver moves the pattern and the regexProperties of every schema object
+// reachable from root into its checkNode, so the cost of matching a string
+// or testing a key is counted before the work, not after it. It returns the
+// size of the largest pattern it could not reach (an object known only
+// through $dynamicAnchor), which the validator then still matches itself.
+// It refuses a schema whose validation would leave the counted checks: one
+// that reaches a schema compiled elsewhere (a $ref to a JSON Schema
+// meta-schema, which jsonschema/v5 keeps compiled once for everyone, with
+// none of the checks here), or that has regexProperties out of reach.
+func takeOver(root *jsonschema.Schema, nodes []*checkNode) (unreached int, err error) {
 	seen := make(map[*jsonschema.Schema]bool)
 	var walk func(s *jsonschema.Schema)
 	walk = func(s *jsonschema.Schema) {
-		if s == nil || seen[s] {
+		if s == nil || seen[s] || err != nil {
 			return
 		}
 		seen[s] = true
-		if n, ok := s.Extensions[checkExtension].(*checkNode); ok {
+		n, ok := s.Extensions[checkExtension].(*checkNode)
+		switch {
+		case ok:
 			n.reached = true
 			if s.Pattern != nil {
 				n.pattern, s.Pattern = s.Pattern, nil
 			}
+			if s.RegexProperties {
+				n.keysTaken, s.RegexProperties = true, false
+			}
+		case s.Always == nil && s.Ref == nil:
+			// A schema of true or false costs nothing, and a draft-07 object
+			// with a $ref has no other keyword: the compiler calls no
+			// extension for either. Anything else was compiled elsewhere.
+			err = &limitError{"tool schema", "refers to " + strconv.Quote(s.Location) +
+				", a schema whose checks cannot be counted against the validation budget", "WithValidationBudget"}
+			return
 		}
 		for _, c := range children(s) {
 			walk(c)
@@ -200,11 +288,15 @@ func takeOverPatterns(root *jsonschema.Schema, nodes []*checkNode) (unreached in
 	}
 	walk(root)
 	for _, n := range nodes {
-		if n.hasPattern && !n.reached {
+		switch {
+		case err != nil:
+		case n.regexKeys && !n.reached:
+			err = &limitError{"tool schema", "has regexProperties where its checks cannot be counted against the validation budget", "WithValidationBudget"}
+		case n.hasPattern && !n.reached:
 			unreached = max(unreached, n.patternSize)
 		}
 	}
-	return unreached
+	return unreached, err
 }
 
 // children lists the schema objects that s applies to values.

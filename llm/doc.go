@@ -55,21 +55,30 @@
 // Tool schemas increasingly come from third parties, and corrected inputs
 // from a model: neither is trusted. Checking an input against a schema is
 // bounded before any expensive work by limits on the schema (its size,
-// nesting and number of objects) and on the input (its nesting, number of
-// values, and number literals), and during the work by a budget of checks per
-// validation ([WithValidationBudget]) that counts, not times, so the answer
-// is deterministic. Compiling and validating inside Analyze also stop when
-// its context ends. A schema over a limit is an error naming the limit
-// ([ErrLimitExceeded]). [NewHTTPClient] bounds what go-openai reads of a
-// response.
+// nesting and number of objects, and its regular expressions: each pattern's
+// compiled size, [WithMaxPatternSize], and what they cost together) and on
+// the input (its nesting, number of values, and number literals), and during
+// the work by a budget of checks per validation ([WithValidationBudget]) that
+// counts, not times, so the answer is deterministic. The budget counts what
+// the validator would otherwise do unseen: the names a schema requires, and
+// every string of the input it must parse as a regular expression (format
+// "regex", regexProperties), charged before the parse. Compiling and
+// validating inside Analyze also stop when its context ends. A schema over a
+// limit is an error naming the limit ([ErrLimitExceeded]). [NewHTTPClient]
+// bounds what go-openai reads of a response.
 //
 // # Checking inputs for a Driver
 //
-// [NewInputCheck] (or [Reflector.InputCheck], which shares the Reflector's
-// compiled schemas) returns a check of a tool's input against its schema,
-// for the Driver's input check option: an input that a correction brought to
-// a tool is checked against that tool's schema before it runs. It also
-// refuses an object whose keys repeat, exactly or but for case, which a
+// An InputFix is checked against the schema of the tool that failed, but a
+// later tool_change can bring that input to another tool. So the Driver
+// checks every corrected call against the schema of the tool it is about to
+// run. A Reflector is a [reflection.InputChecker]: a Driver given
+// [reflection.WithSchemas] and no input check of its own uses
+// [Reflector.InputCheck], which shares the Reflector's compiled schemas,
+// also when the Reflector sits in a [reflection.Chain] or behind a
+// [reflection.NewCache]. [NewInputCheck] returns the same check for a Driver
+// whose Reflector is something else ([reflection.WithInputCheck]). The check
+// also refuses an object whose keys repeat, exactly or but for case, which a
 // validator cannot see and Go's encoding/json decodes as one field.
 //
 // # Errors

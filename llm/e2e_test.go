@@ -11,6 +11,7 @@ import (
 
 	"github.com/loopctl-go/reflection"
 	"github.com/loopctl-go/reflection/llm"
+	"github.com/loopctl-go/reflection/rules"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -158,6 +159,59 @@ func TestDriverWithInputCheckStopsFindingFive(t *testing.T) {
 			})
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, ran)
+		})
+	}
+}
+
+// TestDriverUsesTheReflectorsInputCheck: issue 19, finding 4, end to end.
+// The Driver has the llm Reflector, the tools' schemas and a backoff, and no
+// input check of its own: the model proposes an InputFix that search's
+// schema accepts, then a ToolChange to run_sql, whose schema takes only
+// SELECT statements. The Driver checks the corrected call with the
+// Reflector's own input check, so DROP TABLE never reaches run_sql (before,
+// it reached it on every retry), also when the Reflector sits in a chain
+// after the rules, behind a cache.
+func TestDriverUsesTheReflectorsInputCheck(t *testing.T) {
+	lookup := registry(map[string]string{
+		"search":  `{"type":"object","properties":{"query":{"type":"string"}},"required":["query"]}`,
+		"run_sql": `{"type":"object","properties":{"query":{"type":"string","pattern":"^SELECT "}},"required":["query"]}`,
+	})
+	answers := []string{
+		answer(true, "low", corr("input_fix", `{"query":"DROP TABLE users"}`, nil, nil)),
+		answer(true, "low", corr("tool_change", nil, "run_sql", nil)),
+	}
+	tests := []struct {
+		name      string
+		reflector func(*llm.Reflector) reflection.Reflector
+	}{
+		{"the llm Reflector", func(r *llm.Reflector) reflection.Reflector { return r }},
+		{"in a chain after the rules, behind a cache", func(r *llm.Reflector) reflection.Reflector {
+			return reflection.Chain(rules.New(rules.Defaults()...), reflection.NewCache(r, 64, 0))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, client := newChatServer(t, func(n int) (int, string) {
+				return http.StatusOK, completion(answers[min(n, len(answers)-1)])
+			})
+			d := reflection.NewDriver(
+				reflection.WithReflector(tt.reflector(llm.New(client))),
+				reflection.WithSchemas(lookup),
+				reflection.WithStrategy(reflection.NewExponentialBackoff(5).WithBaseDelay(0)),
+			)
+			var ran []string
+			res, err := d.Run(context.Background(), reflection.ToolCall{ID: "c1", Name: "search", Input: json.RawMessage(`{"query":"users"}`)},
+				func(_ context.Context, c reflection.ToolCall) (reflection.ToolResult, error) {
+					ran = append(ran, c.Name+" "+string(c.Input))
+					return reflection.ToolResult{ID: c.ID, Content: "search: the query matched no documents", IsError: true}, nil
+				})
+			require.NoError(t, err)
+			assert.True(t, res.IsError, "the run ends softly")
+			require.GreaterOrEqual(t, srv.requests(), 2, "the model was asked for the tool change")
+			for _, call := range ran {
+				assert.False(t, strings.HasPrefix(call, "run_sql "), "%s reached run_sql; every call: %q", call, ran)
+			}
+			assert.Equal(t, `search {"query":"DROP TABLE users"}`, ran[len(ran)-1], "the retries stay on search, with the checked input")
 		})
 	}
 }

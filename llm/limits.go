@@ -8,7 +8,9 @@ import (
 // Defaults of the limits on what schema validation may cost. Each has an
 // option of the same name; the figures come from 1,263 real tool schemas
 // (the largest: 25.6 KB, JSON depth 13, 212 schema objects), none of which
-// they refuse.
+// they refuse. DefaultMaxPatternSize came later: the patterns of real tool
+// schemas are short (^[a-zA-Z0-9._:-]{1,128}$, among the largest, compiles to
+// 259 instructions).
 const (
 	DefaultMaxSchemaBytes    = 256 << 10 // size of a tool's input schema
 	DefaultMaxSchemaDepth    = 64        // nesting of objects and arrays in a tool schema
@@ -18,6 +20,7 @@ const (
 	DefaultMaxNumberLength   = 100       // bytes of one number literal, in a schema or an input
 	DefaultMaxNumberExponent = 400       // the exponent of one number literal, either sign
 	DefaultValidationBudget  = 10_000    // checks one validation may make
+	DefaultMaxPatternSize    = 10_000    // instructions of one compiled pattern of a tool schema
 )
 
 // ErrLimitExceeded is matched, with errors.Is, by every error that reports a
@@ -35,6 +38,7 @@ type limits struct {
 	numberLength   int
 	numberExponent int
 	budget         int
+	patternSize    int
 }
 
 func defaultLimits() limits {
@@ -47,6 +51,7 @@ func defaultLimits() limits {
 		numberLength:   DefaultMaxNumberLength,
 		numberExponent: DefaultMaxNumberExponent,
 		budget:         DefaultValidationBudget,
+		patternSize:    DefaultMaxPatternSize,
 	}
 }
 
@@ -118,17 +123,37 @@ func WithMaxNumberExponent(n int) Option {
 
 // WithValidationBudget caps the checks one validation of an input against a
 // tool schema may make. A check is one schema object applied to one value,
-// plus one for every value of its enum or const, and, for a pattern, the
-// string's length times the size of the compiled pattern divided by 64. The
-// count is deterministic (it does not read the clock), so the same input and
-// schema always give the same answer, inside a workflow engine's replay too.
-// A validation that would go over it stops with an error that wraps
-// ErrLimitExceeded; a schema object that costs more than the whole budget is
-// refused when the schema is compiled. Inside Analyze the validation also
-// stops when its context ends. A value of 0 or below keeps
-// DefaultValidationBudget.
+// plus one for every value of its enum or const; applied to an object, one
+// more for every name its required, dependentRequired or dependencies lists,
+// and one per 64 bytes of those names; for a pattern, the string's length
+// times the size of the compiled pattern divided by 64; and for a string the
+// validator must parse as a regular expression (format "regex" under
+// draft-07 and earlier, the keys of an object under regexProperties), one per
+// byte, 64 per Unicode class such as \pL, and one per 16 runes that a
+// case-insensitive range makes the parser fold, all charged before the
+// parse. The count is deterministic (it does not read the clock), so the
+// same input and schema always give the same answer, inside a workflow
+// engine's replay too. A validation that would go over it stops with an
+// error that wraps ErrLimitExceeded. When the schema is compiled, the budget
+// also refuses a schema object that costs more than all of it, patterns that
+// together cost more than all of it to compile (parsing them as above, and
+// one check per 8 instructions of their programs), and a $ref to a JSON
+// Schema meta-schema, which jsonschema/v5 validates with none of these
+// counts. Inside Analyze the validation also stops when its context ends. A
+// value of 0 or below keeps DefaultValidationBudget.
 func WithValidationBudget(n int) Option {
 	return positive(n, func(l *limits) *int { return &l.budget })
+}
+
+// WithMaxPatternSize caps the size of one regular expression of a tool
+// schema (a pattern, or a key of patternProperties), counted in the
+// instructions of its compiled program, before anything compiles it. The
+// size grows with repetitions, and multiplies when they nest: a{1000}
+// written 3,000 times (21 KB) compiles to three million instructions, for
+// seconds and gigabytes. A schema with a larger pattern is refused, like one
+// over any other limit. A value of 0 or below keeps DefaultMaxPatternSize.
+func WithMaxPatternSize(n int) Option {
+	return positive(n, func(l *limits) *int { return &l.patternSize })
 }
 
 // limitError reports a schema or an input over a limit. It matches

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/internal/textcut"
 	"github.com/sashabaranov/go-openai"
 )
 
@@ -216,7 +216,7 @@ func (r *Reflector) echo(answer string) string {
 func (r *Reflector) scrub(s string, limit int) string {
 	s = r.redacted(s)
 	if limit > 0 {
-		s = truncate(s, limit)
+		s = textcut.Cut(s, limit)
 	}
 	return s
 }
@@ -227,19 +227,6 @@ func (r *Reflector) redacted(s string) string {
 		return r.cfg.redact(s)
 	}
 	return s
-}
-
-// truncate cuts s to at most limit bytes, on a UTF-8 boundary, and appends a
-// marker that says how many bytes were dropped.
-func truncate(s string, limit int) string {
-	if len(s) <= limit {
-		return s
-	}
-	cut := limit
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…[truncated " + strconv.Itoa(len(s)-cut) + " bytes]"
 }
 
 // internal returns an error that wraps reflection.ErrInternal and, when

@@ -73,10 +73,14 @@ func compileValidator(ctx context.Context, doc []byte, lim *limits) (*validator,
 	if _, err := scanJSON(doc, &rules); err != nil {
 		return nil, err
 	}
+	if err := checkPatterns(doc, lim); err != nil {
+		return nil, err
+	}
 	m := &meter{}
 	cc := &checkCompiler{ctx: ctx, meter: m, budget: lim.budget}
 	c := newCompiler()
 	c.RegisterExtension(checkExtension, nil, cc)
+	c.Formats["regex"] = m.isRegex
 	sch, err := compileSchema(c, toolSchemaURL, doc)
 	if cc.failed != nil {
 		return nil, cc.failed
@@ -85,7 +89,9 @@ func compileValidator(ctx context.Context, doc []byte, lim *limits) (*validator,
 		return nil, err
 	}
 	v := &validator{schema: sch, meter: m, keyPatternSize: cc.keyPatternSize}
-	v.loosePatternSize = takeOverPatterns(sch, cc.nodes)
+	if v.loosePatternSize, err = takeOver(sch, cc.nodes); err != nil {
+		return nil, err
+	}
 	return v, nil
 }
 

@@ -162,11 +162,13 @@ func TestPatternsOutOfReachAreBoundedUpFront(t *testing.T) {
 	reached := &checkNode{hasPattern: true, patternSize: 50}
 	hidden := &checkNode{hasPattern: true, patternSize: 300}
 	plain := &checkNode{}
-	assert.Equal(t, 300, takeOverPatterns(nil, []*checkNode{reached, hidden, plain}))
+	unreached, err := takeOver(nil, []*checkNode{reached, hidden, plain})
+	require.NoError(t, err)
+	assert.Equal(t, 300, unreached)
 
 	v := &validator{loosePatternSize: 3003, meter: &meter{}}
 	lim := defaultLimits()
-	err := v.validate(context.Background(), []byte(`{"s":"`+strings.Repeat("a", lim.budget*patternUnit/3003+1)+`"}`), &lim)
+	err = v.validate(context.Background(), []byte(`{"s":"`+strings.Repeat("a", lim.budget*patternUnit/3003+1)+`"}`), &lim)
 	require.ErrorIs(t, err, ErrLimitExceeded)
 	assert.Contains(t, err.Error(), "too long to match against a pattern of 3003 instructions")
 }

@@ -55,17 +55,20 @@ func (v *validator) validate(ctx context.Context, doc []byte, lim *limits) error
 		return err
 	}
 	room := lim.budget * patternUnit
-	if v.keyPatternSize > 0 && st.maxKey*v.keyPatternSize > room {
-		return &limitError{"input", "has a key of " + strconv.Itoa(st.maxKey) + " bytes, too long to match against a pattern of " +
+	if v.keyPatternSize > 0 && st.MaxKey*v.keyPatternSize > room {
+		return &limitError{"input", "has a key of " + strconv.Itoa(st.MaxKey) + " bytes, too long to match against a pattern of " +
 			strconv.Itoa(v.keyPatternSize) + " instructions within the validation budget", "WithValidationBudget"}
 	}
-	if v.loosePatternSize > 0 && st.maxString*v.loosePatternSize > room {
-		return &limitError{"input", "has a string of " + strconv.Itoa(st.maxString) + " bytes, too long to match against a pattern of " +
+	if v.loosePatternSize > 0 && st.MaxString*v.loosePatternSize > room {
+		return &limitError{"input", "has a string of " + strconv.Itoa(st.MaxString) + " bytes, too long to match against a pattern of " +
 			strconv.Itoa(v.loosePatternSize) + " instructions within the validation budget", "WithValidationBudget"}
 	}
 	value, err := decodeJSON(doc)
 	if err != nil {
 		return err
+	}
+	if !st.Valid { // what follows the value is not white space
+		return errors.New("text follows the JSON value")
 	}
 	v.meter.left, v.meter.ctx, v.meter.sinceCtx = lim.budget, ctx, 0
 	return validateValue(v.schema, value, lim.budget)

@@ -40,3 +40,22 @@ func BenchmarkCheckInputFix(b *testing.B) {
 		}
 	})
 }
+
+// TestValidateRefusesTextAfterTheValue: encoding/json's decoder stops after
+// the first value, and its More reads a stray } after it as the end of an
+// enclosing object; the scan refuses any text after the value.
+func TestValidateRefusesTextAfterTheValue(t *testing.T) {
+	lim := defaultLimits()
+	v, err := compileValidator(context.Background(), []byte(`{"type":"object"}`), &lim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range []string{`{} ]`, `{}}`, `{} {}`} {
+		if err := v.validate(context.Background(), []byte(doc), &lim); err == nil {
+			t.Errorf("%s validated", doc)
+		}
+	}
+	if err := v.validate(context.Background(), []byte(" {} \n"), &lim); err != nil {
+		t.Errorf("white space around the value: %v", err)
+	}
+}

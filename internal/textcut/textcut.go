@@ -1,0 +1,23 @@
+// Package textcut cuts text that the library quotes (in a prompt, an error,
+// a recovery note) to a size, the same way everywhere.
+package textcut
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// Cut returns s when it is at most limit bytes long. Otherwise it returns the
+// longest prefix of s of at most limit bytes that ends on a UTF-8 boundary,
+// followed by a marker that says how many bytes were dropped, such as
+// "…[truncated 812 bytes]". A limit below 0 counts as 0.
+func Cut(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	cut := max(limit, 0)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…[truncated " + strconv.Itoa(len(s)-cut) + " bytes]"
+}

@@ -57,7 +57,6 @@ func keyOf(f *Failure) (key cacheKey, ok bool) {
 	defer keyHashers.Put(k)
 	k.h.Reset()
 	k.n = 0
-	k.str("reflection cache key v1")
 	k.str(f.Tool)
 	k.bytes(f.Input)
 	k.str(f.Error)

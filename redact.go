@@ -11,7 +11,7 @@ const Redacted = "[REDACTED]"
 //
 //   - a value of a known format, wherever it stands: the keys and tokens of
 //     about sixty providers by their documented prefix or shape (OpenAI,
-//     Anthropic, Google, AWS, Azure, GitHub, GitLab, Slack, Stripe, Twilio
+//     Anthropic, Google, AWS, Azure, GitHub, GitLab, Slack, Stripe,
 //     SendGrid, npm, PyPI, Shopify, HashiCorp Vault, DigitalOcean, Hugging
 //     Face and others), JSON Web Tokens, PEM private keys (a block cut short
 //     is hidden to its end), and the secret part of Slack, Discord and Teams
@@ -26,9 +26,9 @@ const Redacted = "[REDACTED]"
 //     'key': 'value', <key>value</key>, and HTTP headers (Authorization keeps
 //     its scheme word, Cookie and Set-Cookie lose their whole value). A name
 //     says so when its last word is password, passwd, pwd, passphrase,
-//     secret, token, apikey, credential(s), session, sig or cookie (or ends in
-//     password, secret or token, as PGPASSWORD does), or is pass, auth or
-//     signature after another word (DB_PASS, X-Amz-Signature), or is key
+//     secret, token, apikey, session, sig or cookie (or ends in password,
+//     secret or token, as PGPASSWORD does), or is pass, auth, signature or
+//     credential(s) after another word (DB_PASS, X-Amz-Signature), or is key
 //     after api, access, secret, private, account, client and the like
 //     (aws_secret_access_key, AccountKey, x-api-key). Words split at _ - . and
 //     at case changes, and the name may carry any prefix: DATABASE_PASSWORD,
@@ -93,6 +93,7 @@ func (e *edits) result() string {
 func redactPrivateKeys(s string) string {
 	const begin, end = "-----BEGIN ", "-----END "
 	e := edits{src: s}
+	nextEnd := -1 // where the first END at or after a block's head is; len(s) for none
 	for i := 0; ; {
 		k := strings.Index(s[i:], begin)
 		if k < 0 {
@@ -106,8 +107,17 @@ func redactPrivateKeys(s string) string {
 			continue
 		}
 		stop := head + label + len("-----")
-		if k := strings.Index(s[stop:], end); k >= 0 {
-			closing := stop + k + len(end)
+		if nextEnd < stop && nextEnd != len(s) {
+			// Each END is searched for once, so blocks that never end cost
+			// one scan in all.
+			if k := strings.Index(s[stop:], end); k >= 0 {
+				nextEnd = stop + k
+			} else {
+				nextEnd = len(s)
+			}
+		}
+		if nextEnd < len(s) {
+			closing := nextEnd + len(end)
 			if k := strings.Index(s[closing:min(len(s), closing+64)], "-----"); k >= 0 {
 				stop = closing + k + len("-----")
 			} else {

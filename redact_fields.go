@@ -74,20 +74,20 @@ func redactField(e *edits, s string, sep int) int {
 		return sep
 	}
 	v = spanFwd(s, v, &blanks, v+16)
+	// Values that are no secret are told by their first bytes, before the
+	// value is read: every value read below is hidden and skipped, so each
+	// byte is read a bounded number of times.
 	if after := hiddenAlready(s, v, kind); after > 0 {
 		return after // and the text after it is still to be read
+	}
+	if notSecretValue(s, v, kind, s[spanBack(s, p, &letters, 3):p]) {
+		return sep
 	}
 	start, end, next, quoted := fieldValue(s, v, kind)
 	if end <= start {
 		return sep
 	}
 	value := s[start:end]
-	if !quoted && (value == "null" || value == "true" || value == "false") {
-		return next
-	}
-	if value[0] == '/' && strings.EqualFold(s[spanBack(s, p, &letters, 3):p], "pwd") {
-		return next // PWD=/home/bob is the working directory
-	}
 	if kind == keyAuthorization {
 		start += schemeWord(value)
 	}
@@ -105,6 +105,33 @@ var (
 	backslash  = newByteClass(`\`)
 	separators = newByteClass(":=>")
 )
+
+// notSecretValue reports, from its first bytes, a value at v that is no
+// secret: a JSON literal (null, true, false), another field (credentials:
+// api_key=...), or, for a name ending in pwd, a path (PWD=/home/bob is the
+// working directory).
+func notSecretValue(s string, v int, kind keyKind, nameEnd string) bool {
+	pwd := strings.EqualFold(nameEnd, "pwd")
+	if v < len(s) && (s[v] == '"' || s[v] == '\'') {
+		return pwd && v+1 < len(s) && s[v+1] == '/'
+	}
+	if pwd && v < len(s) && s[v] == '/' {
+		return true
+	}
+	word := spanFwd(s, v, &keyChars, len(s))
+	if word == v || word == len(s) {
+		return word > v && isJSONLiteral(s[v:word])
+	}
+	if s[word] == '=' && kind == keyValue {
+		after := spanFwd(s, word, &equals, len(s))
+		return after < len(s) && (bareValue[s[after]] || strings.HasPrefix(s[after:], Redacted))
+	}
+	return !bareValue[s[word]] && isJSONLiteral(s[v:word])
+}
+
+func isJSONLiteral(w string) bool { return w == "null" || w == "true" || w == "false" }
+
+var equals = newByteClass("=")
 
 // hiddenAlready returns where the Redacted that an earlier pass put as the
 // value at v ends (after an opening quote and, for an Authorization header,
@@ -296,14 +323,15 @@ var (
 		"cookie":        keyLine,
 		// As the name's last word.
 		"password": keyValue, "passwd": keyValue, "pwd": keyValue, "passphrase": keyValue,
-		"secret": keyValue, "token": keyValue, "apikey": keyValue, "credential": keyValue,
-		"credentials": keyValue, "session": keyValue, "sessionid": keyValue, "sessid": keyValue,
+		"secret": keyValue, "token": keyValue, "apikey": keyValue,
+		"session": keyValue, "sessionid": keyValue, "sessid": keyValue,
 		"sig": keyValue, "privatekey": keyValue, "secretkey": keyValue, "accesskey": keyValue,
 		"accountkey": keyValue,
 		// As the last word after another: alone they are too common ("PASS:
-		// TestX" in go test output, "auth: failed"); key and id only after
-		// keyQualifiers and session.
+		// TestX" in go test output, "auth: failed", "invalid credentials:
+		// ..."); key and id only after keyQualifiers and session.
 		"pass": keyAfterAnother, "auth": keyAfterAnother, "signature": keyAfterAnother,
+		"credential": keyAfterAnother, "credentials": keyAfterAnother,
 		"key": keyAfterAnother, "id": keyAfterAnother,
 	}
 	// keyQualifiers: the words before "key" that make it a secret one.

@@ -280,8 +280,9 @@ func flagValue(s string, i int) (start, end int) {
 		return start + 1, start + 1 + close
 	}
 	end = spanFwd(s, start, &bareFlagValue, len(s))
-	if end == start || s[end-1] == ':' || strings.Contains(s[start:end], "=") {
-		return 0, -1 // a field's name (Authorization:, key=value): for redactFields
+	if value := s[start:end]; value == "" || value[0] == ':' || value[len(value)-1] == ':' ||
+		strings.Contains(value, "=") || strings.Contains(value, Redacted) {
+		return 0, -1 // a field (Authorization:, key=value), for redactFields, or hidden already
 	}
 	return start, end
 }

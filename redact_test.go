@@ -1,6 +1,7 @@
 package reflection_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -94,6 +95,7 @@ var realFormats = []struct {
 	{"Python dict in a traceback", "KeyError: 'host' in {'username': 'bob', 'password': 'hunter2'}", "KeyError: 'host' in {'username': 'bob', 'password': '[REDACTED]'}"},
 	{"numeric api_key in JSON", `{"api_key": 8812345678, "q": "go"}`, `{"api_key": "[REDACTED]", "q": "go"}`},
 	{"key=value in a message", "connect failed: password=hunter2 user=bob", "connect failed: password=[REDACTED] user=bob"},
+	{"key=value after a colon", "login failed: invalid credentials: api_key=abc123def", "login failed: invalid credentials: api_key=[REDACTED]"},
 	{"api_key in a query string", "GET /v1/search?api_key=abc123&q=go: 401", "GET /v1/search?api_key=[REDACTED]&q=go: 401"},
 	{"prefixed password variable", "env: DATABASE_PASSWORD=Tr0ub4dor3x DATABASE_USER=app", "env: DATABASE_PASSWORD=[REDACTED] DATABASE_USER=app"},
 	{"prefixed token variable", "export TWILIO_AUTH_TOKEN=0123456789abcdef0123456789abcdef", "export TWILIO_AUTH_TOKEN=[REDACTED]"},
@@ -164,6 +166,7 @@ var plainTexts = []string{
 	"password is incorrect for user bob",
 	"invalid password or username",
 	"Authorization failed for user bob",
+	"invalid credentials: user bob is locked",
 	"request 9f1c2d3e-4b5a-6789-abcd-ef0123456789 failed",
 	"commit 3f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39 is not a descendant",
 	"image sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 not found",
@@ -297,3 +300,29 @@ func BenchmarkRedactSecrets(b *testing.B) {
 }
 
 var sinkRedacted string
+
+// BenchmarkRedactSecretsWorstCase: texts made of what makes a scanner look
+// back or ahead, at 16 and 256 KiB; time per byte stays flat (linear).
+func BenchmarkRedactSecretsWorstCase(b *testing.B) {
+	units := map[string]string{
+		"fields":        "token=",
+		"unclosed":      `pwd:"/ "password":"`,
+		"authorization": "Authorization: Bearer [REDACTED] ",
+		"escapes":       `\\\"password\\\":`,
+		"urls":          "://a:b",
+		"keys":          "-----BEGIN PRIVATE KEY-----",
+		"literals":      "Q~-us:AA.atlasv1.@tcp(",
+		"tokens":        "sk-ghp_eyJAKIA",
+	}
+	for _, name := range []string{"fields", "unclosed", "authorization", "escapes", "urls", "keys", "literals", "tokens"} {
+		for _, size := range []int{16 << 10, 256 << 10} {
+			s := strings.Repeat(units[name], size/len(units[name])+1)[:size]
+			b.Run("text="+name+"/size="+strconv.Itoa(size>>10)+"KiB", func(b *testing.B) {
+				b.SetBytes(int64(len(s)))
+				for b.Loop() {
+					sinkRedacted = reflection.RedactSecrets(s)
+				}
+			})
+		}
+	}
+}

@@ -26,11 +26,13 @@ const (
 // An answer is remembered by the failure's tool, input and text, and also
 // by what else it may depend on: the task, the tool's schema (a changed
 // schema is a new failure, so an InputFix is checked again), and the
-// identity of Failure.Err (the types along its chain, the common sentinels
-// it matches, such as context.DeadlineExceeded or fs.ErrPermission, its
-// HTTP status and rate-limit hint), so an answer given for a timeout is
-// never served to a permission failure of the same text. The attempt
-// numbers are not part of it. The cache keeps a 32-byte digest of all this
+// identity of Failure.Err (the types of the first 32 errors of its tree and
+// the value of those that are a number, a string or a bool, such as a
+// syscall.Errno; the common sentinels it matches, such as
+// context.DeadlineExceeded or fs.ErrPermission; its HTTP status and its
+// rate-limit hint), so an answer given for a timeout is never served to a
+// permission failure of the same text. The attempt numbers are not part of
+// it. The cache keeps a 32-byte digest of all this
 // (SHA-256), never the failure itself.
 //
 // At most size answers are kept (size ≤ 0 means DefaultCacheSize), and at
@@ -130,7 +132,10 @@ func (c *cache) Analyze(ctx context.Context, f Failure) (FailureAnalysis, error)
 		c.mu.Unlock()
 		select {
 		case <-call.done:
-			if call.abandoned && ctx.Err() == nil {
+			if call.abandoned {
+				if err := ctx.Err(); err != nil {
+					return FailureAnalysis{}, err // this caller went away too
+				}
 				continue // its caller went away: ask in its place
 			}
 			return cloneAnalysis(call.a), call.err

@@ -13,9 +13,9 @@ const Redacted = "[REDACTED]"
 //     about sixty providers by their documented prefix or shape (OpenAI,
 //     Anthropic, Google, AWS, Azure, GitHub, GitLab, Slack, Stripe,
 //     SendGrid, npm, PyPI, Shopify, HashiCorp Vault, DigitalOcean, Hugging
-//     Face and others), JSON Web Tokens, PEM private keys (a block cut short
-//     is hidden to its end), and the secret part of Slack, Discord and Teams
-//     webhook URLs;
+//     Face and others), JSON Web Tokens, PEM private keys (a block cut
+//     short is hidden as far as its body goes), and the secret part of
+//     Slack, Discord and Teams webhook URLs;
 //   - a credential by its place: the password of a URL or a Go SQL DSN
 //     (user:password@tcp(...)), the credential after Bearer or Basic (a
 //     Basic credential made of letters only is hidden when it decodes to

@@ -152,11 +152,12 @@ func readLine(in *bufio.Reader, done chan<- lineRead) {
 					ending = 2
 				}
 			}
-			if long := n - ending; long > maxReplyBytes {
-				done <- lineRead{line: string(kept[:cutPoint(kept, maxReplyBytes)]), dropped: long - cutPoint(kept, maxReplyBytes)}
-				return
+			if length := n - ending; length > maxReplyBytes {
+				cut := cutPoint(kept, maxReplyBytes)
+				done <- lineRead{line: string(kept[:cut]), dropped: length - cut}
+			} else {
+				done <- lineRead{line: string(kept[:length])}
 			}
-			done <- lineRead{line: string(kept[:n-ending])}
 		case errors.Is(err, io.EOF):
 			done <- lineRead{err: errNoAnswer}
 		default:

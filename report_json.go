@@ -12,8 +12,16 @@ import (
 // reproduce byte for byte (not JSON, not compact, or holding characters it
 // escapes) travels as a string under a key of its own (input_text,
 // modified_input_text), an out-of-range severity or outcome as its number,
-// and an action as {"kind", "delay", "reason", "prompt"}. So decoding gives
-// back an equal Report.
+// an action as {"kind", "delay", "reason", "prompt"} (a pointer to a
+// variant, such as *Retry, as the variant it points to, and a nil one as no
+// action), and a time as RFC 3339 text, or, when RFC 3339 cannot hold it (a
+// year outside 0 to 9999, an offset of a day or more or not in whole
+// minutes), as {"unix", "nanos", "offset"}: seconds since 1970 UTC, nanoseconds, and the zone's offset in
+// seconds east of UTC. So decoding gives back an equal Report.
+//
+// Texts travel as JSON strings, which hold Unicode only: a byte sequence in
+// a text that is not UTF-8 is written as U+FFFD and decodes back so. Inputs
+// keep their bytes whatever they hold.
 
 // MarshalJSON encodes r; see Report.
 func (r Report) MarshalJSON() ([]byte, error) {
@@ -52,8 +60,8 @@ func (a Attempt) MarshalJSON() ([]byte, error) {
 	w := attemptWire{
 		Call:           wireCall(a.Call),
 		Result:         wireResult(a.Result),
-		Start:          timeWire(a.Start),
-		End:            timeWire(a.End),
+		Start:          wireTime(a.Start),
+		End:            wireTime(a.End),
 		Failed:         a.Failed,
 		Failure:        a.Failure,
 		DispatchError:  a.DispatchError,
@@ -64,13 +72,7 @@ func (a Attempt) MarshalJSON() ([]byte, error) {
 		an := wireAnalysis(a.Analysis)
 		w.Analysis = &an
 	}
-	if a.Action != nil {
-		act, err := wireAction(a.Action)
-		if err != nil {
-			return nil, err
-		}
-		w.Action = act
-	}
+	w.Action = wireAction(a.Action)
 	if a.Ask != nil {
 		w.Ask = &askWire{Prompt: a.Ask.Prompt, Error: a.Ask.Error}
 		if ans := a.Ask.Answer; ans != nil {
@@ -101,11 +103,12 @@ func (a *Attempt) UnmarshalJSON(b []byte) error {
 		ReflectorError: w.ReflectorError,
 		Wait:           w.Wait,
 	}
-	if w.Start != nil {
-		out.Start = *w.Start
+	var err error
+	if out.Start, err = parseTime(w.Start); err != nil {
+		return err
 	}
-	if w.End != nil {
-		out.End = *w.End
+	if out.End, err = parseTime(w.End); err != nil {
+		return err
 	}
 	if w.Analysis != nil {
 		an, err := w.Analysis.toAnalysis()
@@ -147,8 +150,8 @@ type reportWire struct {
 type attemptWire struct {
 	Call           callWire               `json:"call"`
 	Result         resultWire             `json:"result"`
-	Start          *time.Time             `json:"start,omitempty"`
-	End            *time.Time             `json:"end,omitempty"`
+	Start          json.RawMessage        `json:"start,omitempty"`
+	End            json.RawMessage        `json:"end,omitempty"`
 	Failed         bool                   `json:"failed"`
 	Failure        string                 `json:"failure,omitempty"`
 	DispatchError  string                 `json:"dispatch_error,omitempty"`
@@ -274,18 +277,36 @@ type actionWire struct {
 	Prompt string        `json:"prompt,omitempty"`
 }
 
-func wireAction(a RecoveryAction) (*actionWire, error) {
+// wireAction writes a; a pointer to a variant is written as the variant,
+// and a nil action or nil pointer as none.
+func wireAction(a RecoveryAction) *actionWire {
 	switch act := a.(type) {
 	case Retry:
-		return &actionWire{Kind: "retry", Delay: act.Delay}, nil
+		return &actionWire{Kind: "retry", Delay: act.Delay}
 	case Skip:
-		return &actionWire{Kind: "skip", Reason: act.Reason}, nil
+		return &actionWire{Kind: "skip", Reason: act.Reason}
 	case AskUser:
-		return &actionWire{Kind: "ask_user", Prompt: act.Prompt}, nil
+		return &actionWire{Kind: "ask_user", Prompt: act.Prompt}
 	case Fail:
-		return &actionWire{Kind: "fail", Reason: act.Reason}, nil
+		return &actionWire{Kind: "fail", Reason: act.Reason}
+	case *Retry:
+		if act != nil {
+			return wireAction(*act)
+		}
+	case *Skip:
+		if act != nil {
+			return wireAction(*act)
+		}
+	case *AskUser:
+		if act != nil {
+			return wireAction(*act)
+		}
+	case *Fail:
+		if act != nil {
+			return wireAction(*act)
+		}
 	}
-	return nil, fmt.Errorf("reflection: report holds unsupported action %T", a)
+	return nil
 }
 
 func (w *actionWire) toAction() (RecoveryAction, error) {
@@ -315,12 +336,48 @@ type answerWire struct {
 	Reply     string          `json:"reply,omitempty"`
 }
 
-// timeWire leaves a zero time out of the JSON.
-func timeWire(t time.Time) *time.Time {
+// wireTime writes t as RFC 3339 text, or as a timeObject when RFC 3339
+// cannot hold it; a zero time is left out.
+func wireTime(t time.Time) json.RawMessage {
 	if t.IsZero() {
 		return nil
 	}
-	return &t
+	_, offset := t.Zone()
+	if offset%60 == 0 { // RFC 3339 writes the offset in minutes
+		if b, err := t.MarshalJSON(); err == nil {
+			return b
+		}
+	}
+	b, _ := json.Marshal(timeObject{Unix: t.Unix(), Nanos: t.Nanosecond(), Offset: offset}) // numbers always encode
+	return b
+}
+
+// timeObject is a time that RFC 3339 cannot hold.
+type timeObject struct {
+	Unix   int64 `json:"unix"`   // seconds since 1970-01-01 UTC
+	Nanos  int   `json:"nanos"`  // nanoseconds within the second
+	Offset int   `json:"offset"` // the zone's offset, in seconds east of UTC
+}
+
+// parseTime reads what wireTime wrote; absent or null is the zero time.
+func parseTime(raw json.RawMessage) (time.Time, error) {
+	var t time.Time
+	switch raw = bytes.TrimSpace(raw); {
+	case len(raw) == 0 || string(raw) == "null":
+		return t, nil
+	case raw[0] == '{':
+		var o timeObject
+		if err := json.Unmarshal(raw, &o); err != nil {
+			return t, err
+		}
+		t = time.Unix(o.Unix, int64(o.Nanos))
+		if o.Offset == 0 {
+			return t.UTC(), nil
+		}
+		return t.In(time.FixedZone("", o.Offset)), nil
+	}
+	err := t.UnmarshalJSON(raw)
+	return t, err
 }
 
 // severityWire writes a valid severity as its word and any other as its number.

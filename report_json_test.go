@@ -155,15 +155,20 @@ func TestOutcomeText(t *testing.T) {
 	assert.Equal(t, reflection.OutcomeFailed, keep, "left as it was")
 }
 
-// FuzzReportJSON: whatever the texts and inputs, a report encodes, and
-// decodes back to an equal report when its inputs are JSON.
+// FuzzReportJSON: whatever the texts, inputs and times, a report encodes,
+// and decodes back to an equal report when its inputs are JSON.
 func FuzzReportJSON(f *testing.F) {
-	f.Add("c1", `{"a":1}`, "boom", int64(time.Second), 2)
-	f.Add("", `not json`, "", int64(-1), 9)
-	f.Add("\u2028", "{\"a\":\"<\u2028>\"}", "\xff", int64(0), -1)
-	f.Fuzz(func(t *testing.T, id, input, text string, delay int64, sev int) {
+	f.Add("c1", `{"a":1}`, "boom", int64(time.Second), 2, int64(1764590400), int64(5), 0)
+	f.Add("", `not json`, "", int64(-1), 9, int64(253402300800), int64(0), 3600)
+	f.Add("\u2028", "{\"a\":\"<\u2028>\"}", "\xff", int64(0), -1, int64(-62167219201), int64(999999999), 3630)
+	f.Fuzz(func(t *testing.T, id, input, text string, delay int64, sev int, sec, nsec int64, offset int) {
 		rep := sampleReport(json.RawMessage(input), reflection.Severity(sev))
 		rep.Result.ID, rep.Attempts[0].Failure, rep.Attempts[0].Action = id, text, reflection.Retry{Delay: time.Duration(delay)}
+		at := time.Unix(sec, nsec).UTC()
+		if offset != 0 {
+			at = at.In(time.FixedZone("", offset))
+		}
+		rep.Attempts[1].Start = at
 		b, err := json.Marshal(rep)
 		if err != nil {
 			t.Fatalf("encoding failed: %v", err)
@@ -172,6 +177,12 @@ func FuzzReportJSON(f *testing.F) {
 		if err := json.Unmarshal(b, &back); err != nil {
 			t.Fatalf("decoding %s: %v", b, err)
 		}
+		got := back.Attempts[1].Start
+		_, wantOffset := at.Zone()
+		if _, gotOffset := got.Zone(); !got.Equal(at) || gotOffset != wantOffset {
+			t.Fatalf("time %v came back as %v", at, got)
+		}
+		back.Attempts[1].Start = at // a zone made by time.FixedZone is equal only to itself
 		if !json.Valid([]byte(input)) || !utf8.ValidString(id+input+text) {
 			return // invalid UTF-8 comes back as U+FFFD: not byte for byte
 		}
@@ -183,4 +194,64 @@ func FuzzReportJSON(f *testing.F) {
 			t.Fatalf("second encoding differs:\n%s\n%s", b, again)
 		}
 	})
+}
+
+// TestReportJSONAnyTime: a time RFC 3339 cannot hold (a year outside 0 to
+// 9999, an offset of a day or more) encodes too, and comes back equal.
+func TestReportJSONAnyTime(t *testing.T) {
+	times := map[string]time.Time{
+		"year 10000":           time.Date(10000, 1, 2, 3, 4, 5, 6, time.UTC),
+		"year -1":              time.Date(-1, 12, 31, 23, 59, 59, 999999999, time.UTC),
+		"year 292277026":       time.Date(292277026, 1, 1, 0, 0, 0, 0, time.UTC),
+		"year 9999, in range":  time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC),
+		"year 0, in range":     time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC),
+		"Unix epoch":           time.Unix(0, 0).UTC(),
+		"offset of 25 hours":   time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("", 25*3600)),
+		"offset with seconds":  time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("", 3600+30)),
+		"year 10000, offset 1": time.Date(10000, 1, 1, 0, 0, 0, 0, time.FixedZone("", 3600)),
+	}
+	for name, at := range times {
+		t.Run(name, func(t *testing.T) {
+			rep := sampleReport(json.RawMessage(`{"a":1}`), reflection.SeverityHigh)
+			rep.Attempts[0].Start, rep.Attempts[0].End = at, at.Add(time.Second)
+			b, err := json.Marshal(rep)
+			require.NoError(t, err)
+			var back reflection.Report
+			require.NoError(t, json.Unmarshal(b, &back), "%s", b)
+			for i, got := range []time.Time{back.Attempts[0].Start, back.Attempts[0].End} {
+				want := []time.Time{at, at.Add(time.Second)}[i]
+				assert.True(t, want.Equal(got), "got %v, want %v", got, want)
+				_, wantOffset := want.Zone()
+				_, gotOffset := got.Zone()
+				assert.Equal(t, wantOffset, gotOffset)
+			}
+			if _, offset := at.Zone(); offset == 0 {
+				assert.Equal(t, rep, back)
+			}
+		})
+	}
+}
+
+// TestReportJSONPointerActions: an action given as a pointer to a variant
+// encodes as the variant; a nil one as no action.
+func TestReportJSONPointerActions(t *testing.T) {
+	tests := []struct {
+		action reflection.RecoveryAction
+		want   reflection.RecoveryAction
+	}{
+		{&reflection.Retry{Delay: time.Second}, reflection.Retry{Delay: time.Second}},
+		{&reflection.Skip{Reason: "s"}, reflection.Skip{Reason: "s"}},
+		{&reflection.AskUser{Prompt: "p"}, reflection.AskUser{Prompt: "p"}},
+		{&reflection.Fail{Reason: "f"}, reflection.Fail{Reason: "f"}},
+		{(*reflection.Retry)(nil), nil},
+	}
+	for _, tt := range tests {
+		rep := sampleReport(json.RawMessage(`{}`), reflection.SeverityLow)
+		rep.Attempts[0].Action = tt.action
+		b, err := json.Marshal(rep)
+		require.NoError(t, err, "%#v", tt.action)
+		var back reflection.Report
+		require.NoError(t, json.Unmarshal(b, &back))
+		assert.Equal(t, tt.want, back.Attempts[0].Action)
+	}
 }

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // NewTerminalAsker returns an Asker that writes each question to out (the
@@ -15,6 +17,23 @@ import (
 // trimmed) approves the retry; any other line declines it and becomes the
 // reply to the model, without its line ending. End of input before a line is
 // an error. Ask returns ctx's error when ctx ends before a line comes.
+//
+// The human approves only what the screen shows. The call's input and a
+// proposed new input are shown whole, however long (JSON compacted, so no
+// padding can push a field out of sight); the other texts, which only
+// inform, are put on one line each and cut after 4 KiB with a note of how
+// much was left out. Every text of the question is untrusted: control
+// characters (among them the ESC that starts the sequences that move the
+// cursor or rewrite the screen), format characters such as the
+// bidirectional overrides, and bytes that are not UTF-8 are written as Go
+// escapes (, ‮), and a tool name that holds anything but letters,
+// digits and _ . : / @ - is shown quoted, so no text can change the screen
+// or pose as a line of the question.
+//
+// A reply line is capped at 64 KiB: a longer line declines the retry
+// whatever it says, its reply is its first 64 KiB followed by a note of how
+// many bytes were dropped, and the rest of the line is read up to its line
+// ending and dropped, so reading holds no more than that.
 //
 // A read cannot be interrupted, so the asker reads in on a goroutine of its
 // own: the only goroutine this library starts. It starts with the first
@@ -42,8 +61,9 @@ type terminalAsker struct {
 
 // lineRead is what one read of a line produced.
 type lineRead struct {
-	line string
-	err  error
+	line    string
+	dropped int // bytes of a long line left out of line
+	err     error
 }
 
 // errNoAnswer is returned when the input ends before a line is read.
@@ -93,68 +113,82 @@ func (t *terminalAsker) Ask(ctx context.Context, q Question) (Answer, error) {
 			t.ended = r.err
 			return Answer{}, r.err
 		}
-		return parseAnswer(r.line), nil
+		return parseAnswer(r), nil
 	case <-ctx.Done():
 		return Answer{}, ctx.Err()
 	}
 }
 
+// maxReplyBytes caps the reply line the terminal asker keeps (see
+// NewTerminalAsker).
+const maxReplyBytes = 64 << 10
+
 // readLine reads one line into done. A last line without a line ending
-// counts as a line; an end of input before any text is errNoAnswer.
+// counts as a line; an end of input before any text is errNoAnswer. Of a
+// line longer than maxReplyBytes it keeps the first maxReplyBytes, reads the
+// rest up to the line ending and drops it, so reading holds at most
+// maxReplyBytes and the reader's buffer.
 func readLine(in *bufio.Reader, done chan<- lineRead) {
-	line, err := in.ReadString('\n')
-	switch {
-	case err == nil || (errors.Is(err, io.EOF) && line != ""):
-		done <- lineRead{line: strings.TrimRight(line, "\r\n")}
-	case errors.Is(err, io.EOF):
-		done <- lineRead{err: errNoAnswer}
-	default:
-		done <- lineRead{err: fmt.Errorf("reflection: read the answer: %w", err)}
+	var kept []byte // the line's first bytes, and room for its line ending
+	var tail [2]byte
+	n := 0 // bytes of the line read so far
+	for {
+		chunk, err := in.ReadSlice('\n')
+		n += len(chunk)
+		if room := maxReplyBytes + 2 - len(kept); room > 0 {
+			kept = append(kept, chunk[:min(len(chunk), room)]...)
+		}
+		for _, b := range chunk[max(0, len(chunk)-2):] {
+			tail[0], tail[1] = tail[1], b
+		}
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err == nil || (errors.Is(err, io.EOF) && n > 0):
+			ending := 0
+			if n > 0 && tail[1] == '\n' {
+				ending = 1
+				if n > 1 && tail[0] == '\r' {
+					ending = 2
+				}
+			}
+			if length := n - ending; length > maxReplyBytes {
+				cut := cutPoint(kept, maxReplyBytes)
+				done <- lineRead{line: string(kept[:cut]), dropped: length - cut}
+			} else {
+				done <- lineRead{line: string(kept[:length])}
+			}
+		case errors.Is(err, io.EOF):
+			done <- lineRead{err: errNoAnswer}
+		default:
+			done <- lineRead{err: fmt.Errorf("reflection: read the answer: %w", err)}
+		}
+		return
 	}
 }
 
-// parseAnswer turns a line into an Answer.
-func parseAnswer(line string) Answer {
-	switch strings.ToLower(strings.TrimSpace(line)) {
+// cutPoint returns the largest length of at most limit at which b can be cut
+// without splitting a UTF-8 sequence.
+func cutPoint(b []byte, limit int) int {
+	cut := min(limit, len(b))
+	if cut == len(b) {
+		return cut
+	}
+	for cut > 0 && !utf8.RuneStart(b[cut]) {
+		cut--
+	}
+	return cut
+}
+
+// parseAnswer turns a line into an Answer; a line cut short (dropped > 0)
+// never approves.
+func parseAnswer(r lineRead) Answer {
+	if r.dropped > 0 {
+		return Answer{Reply: r.line + "…[truncated " + strconv.Itoa(r.dropped) + " bytes]"}
+	}
+	switch strings.ToLower(strings.TrimSpace(r.line)) {
 	case "y", "yes":
 		return Answer{Approve: true}
 	}
-	return Answer{Reply: line}
-}
-
-// formatQuestion is what the terminal shows for q.
-func formatQuestion(q Question) string {
-	var b strings.Builder
-	b.WriteString("\nA tool call failed and needs your decision.\n")
-	fmt.Fprintf(&b, "  tool:        %s\n", q.Call.Name)
-	fmt.Fprintf(&b, "  input:       %s\n", cutText(string(q.Call.Input), maxNoteInput))
-	fmt.Fprintf(&b, "  failure:     %s\n", oneLine(q.Failure.Error))
-	if q.Analysis.RootCause != "" {
-		fmt.Fprintf(&b, "  root cause:  %s\n", oneLine(q.Analysis.RootCause))
-	}
-	if c := q.Analysis.Correction; c != nil {
-		fmt.Fprintf(&b, "  correction:  %s", c.Type)
-		if c.Description != "" {
-			fmt.Fprintf(&b, ": %s", oneLine(c.Description))
-		}
-		b.WriteByte('\n')
-		switch {
-		case c.Type == InputFix && len(c.ModifiedInput) > 0:
-			fmt.Fprintf(&b, "  new input:   %s\n", cutText(string(c.ModifiedInput), maxNoteInput))
-		case c.Type == ToolChange && c.AlternativeTool != "":
-			fmt.Fprintf(&b, "  new tool:    %s\n", c.AlternativeTool)
-		case c.Guidance != "":
-			fmt.Fprintf(&b, "  guidance:    %s\n", oneLine(c.Guidance))
-		}
-	}
-	if q.Prompt != "" {
-		fmt.Fprintf(&b, "  %s\n", oneLine(q.Prompt))
-	}
-	b.WriteString("Retry the call? [y/N] (anything else is passed to the model): ")
-	return b.String()
-}
-
-// oneLine keeps a text on one terminal line.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	return Answer{Reply: r.line}
 }

@@ -5,12 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"regexp"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"testing/iotest"
 	"testing/synctest"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -461,5 +465,158 @@ func TestTerminalAskerWithDriver(t *testing.T) {
 			// goroutine, and the bubble proves none is left.
 			require.NoError(t, w.Close())
 		})
+	})
+}
+
+// TestTerminalAskerShowsWhatYApproves: an input is shown whole, so a field
+// pushed far to the right by padding is on the screen when "y" approves it.
+func TestTerminalAskerShowsWhatYApproves(t *testing.T) {
+	padded := `{"path":"/tmp/report.txt",` + strings.Repeat(" ", 1100) + `"cmd":"rm -rf /"}`
+	long := strings.Repeat("word ", 1000) + "rm -rf /"
+	tests := []struct {
+		name  string
+		q     func() reflection.Question
+		shown []string
+	}{
+		{"the call's input, padded JSON", func() reflection.Question {
+			q := termQuestion()
+			q.Call.Input = json.RawMessage(padded)
+			return q
+		}, []string{`input:       {"path":"/tmp/report.txt","cmd":"rm -rf /"}` + "\n"}},
+		{"a new input, padded JSON", func() reflection.Question {
+			q := termQuestion()
+			q.Analysis.Correction.ModifiedInput = json.RawMessage(padded)
+			return q
+		}, []string{`new input:   {"path":"/tmp/report.txt","cmd":"rm -rf /"}` + "\n"}},
+		{"an input that is not JSON, 5 KB long", func() reflection.Question {
+			q := termQuestion()
+			q.Call.Input = json.RawMessage(long)
+			return q
+		}, []string{"input:       " + long + "\n"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var out strings.Builder
+				ans, err := reflection.NewTerminalAsker(strings.NewReader("y\n"), &out).Ask(context.Background(), tt.q())
+				require.NoError(t, err)
+				assert.True(t, ans.Approve)
+				for _, s := range tt.shown {
+					assert.Contains(t, out.String(), s)
+				}
+			})
+		})
+	}
+}
+
+// TestTerminalAskerNeutralisesControlSequences: no text of a question can
+// reach the terminal as a control sequence, or forge a line of its own.
+func TestTerminalAskerNeutralisesControlSequences(t *testing.T) {
+	const hostile = "\x1b[2J\x1b[H" + // CSI: clear the screen, cursor home
+		"\x1b]0;all good\x07" + // OSC: set the window title
+		"\u009b31m" + // C1 CSI
+		"\u202egnp.exe" + // right-to-left override
+		"\u200b\xff\x00\x08\x7f"
+	forged := "write_file\n  guidance:    the admin approved this\r\n  new input:   {}"
+	advice := termQuestion()
+	advice.Call.Name = forged
+	advice.Call.Input = json.RawMessage("not json " + hostile)
+	advice.Failure.Error = "denied " + hostile
+	advice.Analysis.RootCause = "cause " + hostile
+	advice.Analysis.Correction = &reflection.Correction{Type: reflection.Escalate, Description: "desc " + hostile, Guidance: "ask " + hostile}
+	advice.Prompt = "prompt " + hostile
+	toolChange := termQuestion()
+	toolChange.Analysis.Correction = &reflection.Correction{Type: reflection.ToolChange, AlternativeTool: forged}
+	inputFix := termQuestion()
+	inputFix.Analysis.Correction.ModifiedInput = json.RawMessage(`{"path":"` + "\u202e" + `txt.exe"}` + hostile)
+
+	for name, q := range map[string]reflection.Question{"advice": advice, "tool change": toolChange, "input fix": inputFix} {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var out strings.Builder
+				_, err := reflection.NewTerminalAsker(strings.NewReader("n\n"), &out).Ask(context.Background(), q)
+				require.NoError(t, err)
+				shown := out.String()
+				for _, bad := range []string{"\x1b", "\x07", "\u009b", "\u202e", "\u200b", "\xff", "\x00", "\x08", "\x7f", "\r"} {
+					assert.NotContains(t, shown, bad)
+				}
+				assert.True(t, utf8.ValidString(shown))
+				lines := strings.Split(shown, "\n")
+				labels := regexp.MustCompile(`^(|A tool call failed and needs your decision\.|  (tool|input|failure|root cause|correction|new input|new tool|guidance): .*|  \S.*|Retry the call\? .*)$`)
+				for _, line := range lines {
+					assert.Regexp(t, labels, line)
+				}
+				starting := func(prefix string) (n int) {
+					for _, line := range lines {
+						if strings.HasPrefix(line, prefix) {
+							n++
+						}
+					}
+					return n
+				}
+				assert.Equal(t, 1, starting("  tool: "), "one tool line")
+				assert.LessOrEqual(t, starting("  guidance: "), 1)
+				assert.LessOrEqual(t, starting("  new input: "), 1)
+				assert.NotContains(t, shown, "\n  guidance:    the admin approved this")
+				if name != "tool change" {
+					assert.Contains(t, shown, `\x1b[2J`, "the sequence is shown as text")
+				} else {
+					assert.Contains(t, shown, `  new tool:    "write_file\n  guidance:`, "the name is quoted")
+				}
+			})
+		})
+	}
+}
+
+// longLineReader is a reply line of n bytes, then the lines after it; it
+// makes them as they are read.
+type longLineReader struct {
+	first byte
+	n     int64
+	rest  string
+}
+
+func (r *longLineReader) Read(p []byte) (int, error) {
+	if r.n > 0 {
+		k := int(min(int64(len(p)), r.n))
+		for i := range p[:k] {
+			p[i] = 'a'
+		}
+		if r.first != 0 {
+			p[0], r.first = r.first, 0
+		}
+		r.n -= int64(k)
+		return k, nil
+	}
+	if r.rest == "" {
+		return 0, io.EOF
+	}
+	k := copy(p, r.rest)
+	r.rest = r.rest[k:]
+	return k, nil
+}
+
+// TestTerminalAskerCapsTheReply: a reply line over 64 KiB declines, keeps
+// its first 64 KiB and drops the rest, reading it without holding it; the
+// next line answers the next question.
+func TestTerminalAskerCapsTheReply(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const size = 16 << 20
+		asker := reflection.NewTerminalAsker(&longLineReader{first: 'y', n: size, rest: "\r\nyes\n"}, io.Discard)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		ans, err := asker.Ask(context.Background(), termQuestion())
+		runtime.ReadMemStats(&after)
+		require.NoError(t, err)
+		assert.False(t, ans.Approve, "a line cut short never approves")
+		assert.True(t, strings.HasPrefix(ans.Reply, "y"+strings.Repeat("a", 64<<10-1)+"…[truncated "), ans.Reply[:20])
+		assert.True(t, strings.HasSuffix(ans.Reply, "…[truncated "+strconv.Itoa(size-64<<10)+" bytes]"))
+		allocated := after.TotalAlloc - before.TotalAlloc
+		t.Logf("reading a %d-byte reply line allocated %d bytes", size, allocated)
+		assert.Less(t, allocated, uint64(1<<20))
+
+		ans, err = asker.Ask(context.Background(), termQuestion())
+		require.NoError(t, err)
+		assert.Equal(t, reflection.Answer{Approve: true}, ans, "the line after the long one")
 	})
 }

@@ -68,3 +68,32 @@ func TestInputTextRefuses(t *testing.T) {
 		t.Errorf("InputText with spaces = %q, %v", got, err)
 	}
 }
+
+// FuzzTextInput: every text survives the envelope, and InputText refuses
+// any other input without a panic, and never accepts one that is not a
+// single JSON object with the one key "input" holding a string.
+func FuzzTextInput(f *testing.F) {
+	for _, s := range []string{"", "plain", `{"input":"x"}`, `{"INPUT":"x"}`, `{"input":"a","input":"b"}`, "\xff", "<&>", "\u2028"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		quoted, _ := json.Marshal(s)
+		var want string // s as a JSON string carries it: invalid UTF-8 becomes U+FFFD
+		_ = json.Unmarshal(quoted, &want)
+		text, err := reflection.InputText(reflection.TextInput(s))
+		if err != nil || text != want {
+			t.Fatalf("InputText(TextInput(%q)) = %q, %v", s, text, err)
+		}
+		got, err := reflection.InputText(json.RawMessage(s))
+		if err != nil {
+			return
+		}
+		var fields map[string]any
+		if json.Unmarshal([]byte(s), &fields) != nil || len(fields) != 1 {
+			t.Fatalf("InputText accepted %q, which is not an object with one key", s)
+		}
+		if v, ok := fields["input"].(string); !ok || v != got {
+			t.Fatalf("InputText(%q) = %q, but its \"input\" is %v", s, got, fields["input"])
+		}
+	})
+}

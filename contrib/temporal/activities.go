@@ -98,7 +98,12 @@ func (a *activities) runTool(ctx context.Context, in dispatchInput) (dispatchOut
 	if in.Wait > 0 && activity.GetInfo(ctx).Attempt <= 1 {
 		return dispatchOutput{}, temporal.NewApplicationErrorWithOptions(
 			"reflectiontemporal: waiting "+in.Wait.String()+" before attempt "+strconv.Itoa(in.Attempt)+" of the call",
-			waitErrorType, temporal.ApplicationErrorOptions{NextRetryDelay: in.Wait})
+			waitErrorType, temporal.ApplicationErrorOptions{
+				NextRetryDelay: in.Wait,
+				// Expected: the worker logs it at Debug, not as an error, and
+				// its metrics do not count it as a failure.
+				Category: temporal.ApplicationErrorCategoryBenign,
+			})
 	}
 	ctx = reflection.ContextWithIdempotencyKey(ctx, in.Key)
 	ctx = withCallAttempt(ctx, in.Attempt)

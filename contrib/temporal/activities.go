@@ -22,9 +22,6 @@ const (
 	AnalyzeActivity = "reflection.Analyze"
 )
 
-// ErrNilDispatch is returned by Register for a nil DispatchFunc.
-var ErrNilDispatch = errors.New("reflectiontemporal: nil dispatch func")
-
 // errNilRegistry is returned by Register for a nil registry.
 var errNilRegistry = errors.New("reflectiontemporal: nil activity registry")
 
@@ -32,23 +29,30 @@ var errNilRegistry = errors.New("reflectiontemporal: nil activity registry")
 // activities Run schedules: DispatchActivity, which runs one attempt through
 // dispatch (the host's own dispatch, routing by tool name), and
 // AnalyzeActivity, which asks reflector about a failure. A nil reflector
-// means reflection.NoopReflector{}, as for a Driver.
+// means reflection.NoopReflector, as for a Driver; a nil dispatch is an
+// error that matches reflection.ErrNilDispatch.
 //
-// Both return what the tool and the Reflector answered, errors included, as
-// data; the activity itself fails only when Temporal cannot run it. The
-// tool's context carries the call's IdempotencyKey and CallAttempt, and is
-// the activity's own (activity.RecordHeartbeat works with it); while the
-// tool runs, the activity heartbeats for it when the activity has a
-// HeartbeatTimeout (see WithToolActivity). A panic in
-// dispatch is a failure whose error matches reflection.ErrPanicked; one in
-// the Reflector is an error, as under Driver.Run. Both must be safe for
-// concurrent use: the worker runs activities in parallel.
+// Register takes no Driver: it runs no call. The Driver of a call is built
+// in workflow code and given to Run, where its settings decide; the tool and
+// the Reflector run here, on the worker, where they may do I/O.
+//
+// Both activities return what the tool and the Reflector answered, errors
+// included, as data; the activity itself fails only when Temporal cannot
+// run it. The tool's context carries the call's idempotency key
+// (reflection.IdempotencyKey: the workflow ID and the call ID, joined by
+// "/", the same for every attempt) and CallAttempt, and is the activity's
+// own (activity.RecordHeartbeat works with it); while the tool runs, the
+// activity heartbeats for it when the activity has a HeartbeatTimeout (see
+// WithToolActivity). A panic in dispatch is a failure whose error is
+// reflection.ToolPanic's; one in the Reflector is a *reflection.PanicError,
+// as under Driver.Run. Both must be safe for concurrent use: the worker runs
+// activities in parallel.
 func Register(reg worker.ActivityRegistry, dispatch reflection.DispatchFunc, reflector reflection.Reflector) error {
 	if reg == nil {
 		return errNilRegistry
 	}
 	if dispatch == nil {
-		return ErrNilDispatch
+		return fmt.Errorf("reflectiontemporal: register: %w", reflection.ErrNilDispatch)
 	}
 	if reflector == nil {
 		reflector = reflection.NoopReflector{}
@@ -87,14 +91,22 @@ type dispatchOutput struct {
 // tool runs, the activity's first try only fails with a retryable error
 // whose NextRetryDelay is the wait, and the retry Temporal schedules after
 // it runs the tool: the wait is held by the server, durably, and the tool
-// still runs once per activity.
+// still runs once per activity. What the tool returns after the
+// activity's deadline, the SDK drops: the workflow sees the activity time
+// out (see activityFailure).
 func (a *activities) runTool(ctx context.Context, in dispatchInput) (dispatchOutput, error) {
 	if in.Wait > 0 && activity.GetInfo(ctx).Attempt <= 1 {
 		return dispatchOutput{}, temporal.NewApplicationErrorWithOptions(
 			"reflectiontemporal: waiting "+in.Wait.String()+" before attempt "+strconv.Itoa(in.Attempt)+" of the call",
-			waitErrorType, temporal.ApplicationErrorOptions{NextRetryDelay: in.Wait})
+			waitErrorType, temporal.ApplicationErrorOptions{
+				NextRetryDelay: in.Wait,
+				// Expected: the worker logs it at Debug, not as an error, and
+				// its metrics do not count it as a failure.
+				Category: temporal.ApplicationErrorCategoryBenign,
+			})
 	}
-	ctx = withCallInfo(ctx, callInfo{key: in.Key, attempt: in.Attempt})
+	ctx = reflection.ContextWithIdempotencyKey(ctx, in.Key)
+	ctx = withCallAttempt(ctx, in.Attempt)
 	stop := heartbeat(ctx)
 	defer stop()
 	call := in.Call.Rebuild()
@@ -102,12 +114,12 @@ func (a *activities) runTool(ctx context.Context, in dispatchInput) (dispatchOut
 	return dispatchOutput{Result: res, Err: NewErrorData(err)}, nil
 }
 
-// callTool calls dispatch, turning a panic into an error that matches
-// reflection.ErrPanicked and reads as Driver.Run's.
+// callTool calls dispatch, turning a panic into reflection.ToolPanic's
+// error, as Driver.Run does.
 func callTool(ctx context.Context, dispatch reflection.DispatchFunc, call reflection.ToolCall) (res reflection.ToolResult, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			res, err = reflection.ToolResult{}, &panicError{where: "tool " + strconv.Quote(call.Name), value: v}
+			res, err = reflection.ToolResult{}, reflection.ToolPanic(call.Name, v)
 		}
 	}()
 	return dispatch(ctx, call)
@@ -129,22 +141,13 @@ func (a *activities) analyze(ctx context.Context, f Failure) (analyzeOutput, err
 	return analyzeOutput{Analysis: &Analysis{an}}, nil
 }
 
-// callReflector calls r, turning a panic into an error that matches
-// reflection.ErrPanicked.
+// callReflector calls r, turning a panic into the *reflection.PanicError
+// Driver.Run makes of one.
 func callReflector(ctx context.Context, r reflection.Reflector, f reflection.Failure) (a reflection.FailureAnalysis, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			a, err = reflection.FailureAnalysis{}, &panicError{where: "reflector", value: v}
+			a, err = reflection.FailureAnalysis{}, &reflection.PanicError{Where: "reflector", Value: v}
 		}
 	}()
 	return r.Analyze(ctx, f)
 }
-
-// panicError is a recovered panic, in the words Driver.Run uses.
-type panicError struct {
-	where string
-	value any
-}
-
-func (e *panicError) Error() string        { return fmt.Sprintf("%s panicked: %v", e.where, e.value) }
-func (e *panicError) Is(target error) bool { return target == reflection.ErrPanicked }

@@ -10,12 +10,16 @@ import (
 
 // analyze asks the Reflector about the failure and reports its answer: in
 // workflow code with WithWorkflowReflector (version 2, and the workflow
-// records the choice), else as the Reflector activity.
+// records the choice), else as the Reflector activity. As under Driver.Run,
+// a workflow cancelled by the time the answer is in stops the call,
+// whatever the strategy decided; an activity cut short by the cancel gave
+// no answer, and none is reported.
 func (rt *runtime) analyze(step reflection.AnalyzeStep) {
 	rt.enter(StateAnalyzing, step.Failure.Attempt)
 	if rt.inWorkflowReflector() {
 		a, err := callReflector(rt.stratCtx, rt.cfg.inWorkflow, step.Failure)
 		rt.rec.Analyzed(a, err)
+		rt.stopped()
 		return
 	}
 	opts := rt.cfg.reflector

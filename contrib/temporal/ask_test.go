@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,7 +50,7 @@ func TestAskApprovedByUpdate(t *testing.T) {
 		asking = h.query(readCall.ID)
 		approval = h.answer(readCall.ID, reflection.Answer{Approve: true, Input: json.RawMessage(`{"path":"b.txt"}`)})
 	})
-	got := h.run(readCall, rt.WithAsk(time.Hour))
+	got := h.run(nil, readCall, rt.WithAsk(time.Hour))
 	require.NoError(t, approval.err())
 
 	require.NoError(t, got.err)
@@ -88,7 +89,7 @@ func TestAskDeclinedByUpdate(t *testing.T) {
 	h.at(time.Minute, func() {
 		decline = h.answer(readCall.ID, reflection.Answer{Reply: "use the public copy instead"})
 	})
-	got := h.run(readCall, rt.WithAsk(time.Hour))
+	got := h.run(nil, readCall, rt.WithAsk(time.Hour))
 	require.NoError(t, decline.err())
 
 	require.NoError(t, got.err)
@@ -102,7 +103,7 @@ func TestAskDeclinedByUpdate(t *testing.T) {
 
 func TestAskTimesOut(t *testing.T) {
 	h, tool, _ := askingHarness(t, reflectiontest.Succeed("contents"))
-	got := h.run(readCall, rt.WithAsk(30*time.Minute))
+	got := h.run(nil, readCall, rt.WithAsk(30*time.Minute))
 
 	require.NoError(t, got.err)
 	reflectiontest.AssertOutcome(t, got.rep, reflection.OutcomeAskedUser)
@@ -124,7 +125,7 @@ func TestAskWithoutWithAskEndsAtOnce(t *testing.T) {
 			t.Error("the Driver's Asker was called from workflow code")
 			return reflection.Answer{}, nil
 		})))
-	got := h.run(readCall, rt.WithDriver(d))
+	got := h.run(d, readCall)
 
 	require.NoError(t, got.err)
 	reflectiontest.AssertOutcome(t, got.rep, reflection.OutcomeAskedUser)
@@ -144,12 +145,21 @@ func TestAnswerValidation(t *testing.T) {
 	)
 	h := newHarness(t, tool.Dispatch, reflectiontest.NewReflector(recoverable("rate limited"), permissionDenied))
 	h.after = func(ctx workflow.Context) { _ = workflow.Sleep(ctx, time.Hour) }
+	// The input check runs on an approved input too: the validator asks
+	// the machine (Recovery.CheckAnswer) whether it would use the answer.
+	d := reflection.NewDriver(reflection.WithInputCheck(func(_ string, input json.RawMessage) error {
+		if strings.Contains(string(input), "/secret") {
+			return errors.New("the secret directory is off limits")
+		}
+		return nil
+	}))
 
 	type attempt struct {
 		name   string
 		callID string
 		answer reflection.Answer
-		want   error // nil: accepted; errUnknownUpdate: no handler has the name
+		want   error  // nil: accepted; errUnknownUpdate: no handler has the name
+		says   string // what the rejection says besides want's text
 		sent   *update
 	}
 	var sent []*attempt
@@ -166,13 +176,20 @@ func TestAnswerValidation(t *testing.T) {
 	))
 	h.at(time.Minute, send(
 		attempt{name: "input that is a string", callID: readCall.ID,
-			answer: reflection.Answer{Approve: true, Input: json.RawMessage(`"{\"path\":"`)}, want: rt.ErrInputNotObject},
+			answer: reflection.Answer{Approve: true, Input: json.RawMessage(`"{\"path\":"`)}, want: reflection.ErrAnswerInput},
 		attempt{name: "input that is null", callID: readCall.ID,
-			answer: reflection.Answer{Approve: true, Input: json.RawMessage(`null`)}, want: rt.ErrInputNotObject},
+			answer: reflection.Answer{Approve: true, Input: json.RawMessage(`null`)}, want: reflection.ErrAnswerInput},
 		attempt{name: "input that is an array", callID: readCall.ID,
-			answer: reflection.Answer{Approve: true, Input: json.RawMessage(`["b.txt"]`)}, want: rt.ErrInputNotObject},
-		attempt{name: "input without approval", callID: readCall.ID,
-			answer: reflection.Answer{Input: json.RawMessage(`{"path":"b.txt"}`)}, want: rt.ErrInputWithoutApproval},
+			answer: reflection.Answer{Approve: true, Input: json.RawMessage(`["b.txt"]`)}, want: reflection.ErrAnswerInput},
+		attempt{name: "input whose key repeats", callID: readCall.ID,
+			answer: reflection.Answer{Approve: true, Input: json.RawMessage(`{"path":"b.txt","path":"/etc/passwd"}`)},
+			want:   reflection.ErrAnswerInput, says: "duplicate keys"},
+		attempt{name: "input whose keys differ only in case", callID: readCall.ID,
+			answer: reflection.Answer{Approve: true, Input: json.RawMessage(`{"path":"b.txt","PATH":"/etc/passwd"}`)},
+			want:   reflection.ErrAnswerInput, says: "duplicate keys"},
+		attempt{name: "input the input check refuses", callID: readCall.ID,
+			answer: reflection.Answer{Approve: true, Input: json.RawMessage(`{"path":"/secret/b.txt"}`)},
+			want:   reflection.ErrAnswerInput, says: "the secret directory is off limits"},
 		attempt{name: "another call", callID: "call_9", answer: reflection.Answer{Approve: true}, want: errUnknownUpdate},
 		attempt{name: "a valid approval", callID: readCall.ID,
 			answer: reflection.Answer{Approve: true, Input: json.RawMessage(`{"path":"b.txt"}`)}},
@@ -181,13 +198,13 @@ func TestAnswerValidation(t *testing.T) {
 	h.at(30*time.Minute, send(
 		attempt{name: "after the call ended", callID: readCall.ID, answer: reflection.Answer{Approve: true}, want: rt.ErrNoQuestion},
 	))
-	got := h.run(readCall, rt.WithAsk(time.Hour))
+	got := h.run(d, readCall, rt.WithAsk(time.Hour))
 
 	reflectiontest.AssertOutcome(t, got.rep, reflection.OutcomeSucceeded)
 	assert.Len(t, tool.Calls(), 3)
 	assert.Equal(t, &reflection.Answer{Approve: true, Input: json.RawMessage(`{"path":"b.txt"}`)}, got.rep.Attempts[1].Ask.Answer,
 		"only the valid answer reached the machine")
-	require.Len(t, sent, 9)
+	require.Len(t, sent, 11)
 	for _, c := range sent {
 		err := c.sent.err()
 		switch c.want {
@@ -197,6 +214,7 @@ func TestAnswerValidation(t *testing.T) {
 			assert.ErrorContains(t, err, "unknown update", c.name)
 		default:
 			assert.ErrorContains(t, err, c.want.Error(), c.name)
+			assert.ErrorContains(t, err, c.says, c.name)
 			assert.False(t, c.sent.accepted, "%s: the validator accepted it", c.name)
 		}
 	}

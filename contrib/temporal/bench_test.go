@@ -73,7 +73,7 @@ func BenchmarkRunInTestEnvironment(b *testing.B) {
 			b.Fatal(err)
 		}
 		env.RegisterWorkflowWithOptions(func(ctx workflow.Context) error {
-			_, _, err := rt.Run(ctx, readCall)
+			_, _, err := rt.Run(ctx, nil, readCall)
 			return err
 		}, workflow.RegisterOptions{Name: "bench"})
 		env.ExecuteWorkflow("bench")

@@ -35,8 +35,10 @@ func QueryStatus(ctx context.Context, c client.Client, workflowID, runID, callID
 // workflowID (runID "" means its latest run), through the call's Update,
 // and returns once the workflow has taken the answer. It returns an error
 // matching nothing in particular when the workflow rejects the answer (its
-// text says why: see ErrNoQuestion, ErrInputNotObject and
-// ErrInputWithoutApproval) or cannot be reached.
+// text says why: ErrNoQuestion's words, or reflection.ErrAnswerInput's for
+// an approved input the machine would not use) or cannot be reached. An
+// input that is not valid JSON cannot be encoded: SendAnswer fails before
+// anything reaches the server.
 //
 // A worker validates and takes the answer: while none runs (all stopped,
 // or a deployment under way), SendAnswer waits for one, silently, as long

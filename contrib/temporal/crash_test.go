@@ -131,7 +131,9 @@ func TestDevServer(t *testing.T) {
 		assert.EqualError(t, q.Failure.Err, "open /srv/report.txt: permission denied")
 
 		err = rt.SendAnswer(ctx, c, id, "", fileCall.ID, reflection.Answer{Approve: true, Input: []byte(`["/srv/public/report.txt"]`)})
-		assert.ErrorContains(t, err, rt.ErrInputNotObject.Error(), "the validator rejects an input that is not an object")
+		assert.ErrorContains(t, err, reflection.ErrAnswerInput.Error(), "the validator rejects an input that is not an object")
+		err = rt.SendAnswer(ctx, c, id, "", fileCall.ID, reflection.Answer{Approve: true, Input: []byte(`{"path":"/a","Path":"/b"}`)})
+		assert.ErrorContains(t, err, "duplicate keys", "the validator rejects an input the machine would drop")
 		err = rt.SendAnswer(ctx, c, id, "", "call_other", reflection.Answer{Approve: true})
 		assert.Error(t, err, "no call has that ID")
 		require.NoError(t, rt.SendAnswer(ctx, c, id, "", fileCall.ID, reflection.Answer{Approve: true, Input: humanFix}))

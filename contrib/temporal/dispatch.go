@@ -45,6 +45,7 @@ func (rt *runtime) dispatch(step reflection.DispatchStep) {
 	var out dispatchOutput
 	err := workflow.ExecuteActivity(workflow.WithActivityOptions(rt.ctx, opts), DispatchActivity, in).Get(rt.ctx, &out)
 	end := workflow.Now(rt.ctx).UTC()
+	failure := out.Err.Rebuild()
 	if err != nil {
 		if rt.stopped() {
 			rt.waitCutShort = end.Before(start)
@@ -55,11 +56,13 @@ func (rt *runtime) dispatch(step reflection.DispatchStep) {
 			rt.rec.Stop(&noDispatchError{cause: err})
 			return
 		}
-		out = dispatchOutput{Err: activityFailure(step.Call.Name, err, opts)}
+		// The limits as the host set them, without the wait this
+		// activity took first.
+		out, failure = dispatchOutput{}, activityFailure(step.Call.Name, err, rt.cfg.tool)
 	}
 	if end.Before(start) { // a worker that knows no waits ran the tool at once
 		start = now
 	}
-	rt.rec.DispatchedAt(out.Result, out.Err.Rebuild(), start, end)
+	rt.rec.DispatchedAt(out.Result, failure, start, end)
 	rt.stopped() // cancelled meanwhile: a failure is not analysed
 }

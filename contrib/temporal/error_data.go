@@ -3,7 +3,6 @@ package reflectiontemporal
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"time"
@@ -18,12 +17,11 @@ import (
 type ErrorData struct {
 	// Text is the error's text, err.Error().
 	Text string `json:"text"`
-	// RetryAfter is the hint of the first error in the chain with a method
-	// RetryAfter() time.Duration; 0 when there is none or it is not positive.
+	// RetryAfter is the error's rate-limit hint, as reflection.RetryAfterHint
+	// reads it: 0 means none.
 	RetryAfter time.Duration `json:"retry_after,omitempty"`
-	// StatusCode is the HTTP status that the first error in the chain with a
-	// method StatusCode() int (or else HTTPStatusCode() int) reports; 0 when
-	// none does or the value is not a status (outside 100 to 599).
+	// StatusCode is the HTTP status the error reports, as
+	// reflection.StatusCode reads it: 0 means none.
 	StatusCode int `json:"status_code,omitempty"`
 	// Timeout is set when the first error in the chain with a method
 	// Timeout() bool (a net.Error, context.DeadlineExceeded) says true.
@@ -33,8 +31,10 @@ type ErrorData struct {
 	// (context.Canceled), "permission" (os.ErrPermission), "not_exist"
 	// (fs.ErrNotExist), "panicked" (reflection.ErrPanicked), "skipped"
 	// (reflection.ErrSkipped), "internal" (reflection.ErrInternal), "eof"
-	// (io.EOF) and "unexpected_eof" (io.ErrUnexpectedEOF). A name the
-	// rebuilding side does not know is ignored.
+	// (io.EOF), "unexpected_eof" (io.ErrUnexpectedEOF) and "no_effect"
+	// (reflection.ErrNoEffect: the attempt certainly had no effect, which
+	// the effect guard reads). A name the rebuilding side does not know is
+	// ignored.
 	Is []string `json:"is,omitempty"`
 	// Errno is the name of the first syscall.Errno in the chain when it is
 	// one of a failed connection ("ECONNREFUSED", "ECONNRESET",
@@ -63,20 +63,18 @@ var sentinels = [...]struct {
 	{"internal", reflection.ErrInternal},
 	{"eof", io.EOF},
 	{"unexpected_eof", io.ErrUnexpectedEOF},
+	{"no_effect", reflection.ErrNoEffect},
 }
 
-// The methods ErrorData reads from an error chain.
-type (
-	retryAfterer    interface{ RetryAfter() time.Duration }
-	statusCoder     interface{ StatusCode() int }
-	httpStatusCoder interface{ HTTPStatusCode() int }
-	timeouter       interface{ Timeout() bool }
-)
+// timeouter is the method of a timeout error (a net.Error,
+// context.DeadlineExceeded).
+type timeouter interface{ Timeout() bool }
 
-// NewErrorData records err as data; it returns nil for a nil err. Every
-// method of err it calls is guarded: one that panics counts as absent (a
-// panicking Error gives a text that says so), so a broken error value never
-// fails the activity that reports it.
+// NewErrorData records err as data; it returns nil for a nil err. It reads
+// err as the Driver does: its text with reflection.ErrorText, its hint with
+// reflection.RetryAfterHint and its status with reflection.StatusCode. Every
+// other method of err it calls is guarded too: one that panics counts as
+// absent, so a broken error value never fails the activity that reports it.
 func NewErrorData(err error) *ErrorData {
 	return newErrorData(err, 0)
 }
@@ -87,14 +85,11 @@ func newErrorData(err error, depth int) *ErrorData {
 	if err == nil {
 		return nil
 	}
-	d := &ErrorData{Text: errorText(err)}
-	guard(func() {
-		var ra retryAfterer
-		if errors.As(err, &ra) {
-			d.RetryAfter = max(ra.RetryAfter(), 0)
-		}
-	})
-	guard(func() { d.StatusCode = statusOf(err) })
+	d := &ErrorData{
+		Text:       reflection.ErrorText(err),
+		RetryAfter: reflection.RetryAfterHint(err),
+		StatusCode: reflection.StatusCode(err),
+	}
 	guard(func() {
 		var t timeouter
 		if errors.As(err, &t) {
@@ -116,37 +111,10 @@ func newErrorData(err error, depth int) *ErrorData {
 	return d
 }
 
-// statusOf is the status code of err's chain, or 0.
-func statusOf(err error) int {
-	var s int
-	var sc statusCoder
-	var hc httpStatusCoder
-	switch {
-	case errors.As(err, &sc):
-		s = sc.StatusCode()
-	case errors.As(err, &hc):
-		s = hc.HTTPStatusCode()
-	}
-	if s < 100 || s > 599 {
-		return 0
-	}
-	return s
-}
-
 // guard runs f and swallows a panic: a host error's broken method.
 func guard(f func()) {
 	defer func() { _ = recover() }()
 	f()
-}
-
-// errorText is err.Error(), or a description of err when Error panics.
-func errorText(err error) (text string) {
-	defer func() {
-		if v := recover(); v != nil {
-			text = fmt.Sprintf("%T error whose Error method panicked: %v", err, v)
-		}
-	}()
-	return err.Error()
 }
 
 // Rebuild returns an error that answers what d recorded, and nothing

@@ -47,8 +47,7 @@ func ExampleRun() {
 	agent := func(ctx workflow.Context, call reflection.ToolCall) (string, error) {
 		backoff := reflection.NewExponentialBackoff(3).WithJitter(0.2).WithRandSource(reflectiontemporal.RandSource(ctx))
 		driver := reflection.NewDriver(reflection.WithStrategy(backoff))
-		res, rep, err := reflectiontemporal.Run(ctx, call, reflectiontemporal.WithDriver(driver),
-			reflectiontemporal.WithTask("convert the invoice total"))
+		res, rep, err := reflectiontemporal.Run(ctx, driver, call, reflectiontemporal.WithTask("convert the invoice total"))
 		if err != nil {
 			return "", err
 		}
@@ -95,7 +94,7 @@ func ExampleWithAsk() {
 		return
 	}
 	env.RegisterWorkflowWithOptions(func(ctx workflow.Context, call reflection.ToolCall) (string, error) {
-		res, _, err := reflectiontemporal.Run(ctx, call, reflectiontemporal.WithAsk(24*time.Hour))
+		res, _, err := reflectiontemporal.Run(ctx, nil, call, reflectiontemporal.WithAsk(24*time.Hour))
 		return res.Content, err
 	}, workflow.RegisterOptions{Name: "agent"})
 

@@ -2,12 +2,15 @@ package reflectiontemporal_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/reflectiontest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -87,4 +90,59 @@ func decodeValue(t *testing.T, b []byte) any {
 	var v any
 	require.NoError(t, d.Decode(&v))
 	return v
+}
+
+// FuzzApprovedInput sends an approval with any JSON input (what a human or
+// a client typed) to a call that asks: the Update's validator accepts it
+// exactly when Driver.Run's machine would apply it, so an accepted input is
+// what the retry runs with, and history never records an approval whose
+// input is dropped.
+func FuzzApprovedInput(f *testing.F) {
+	f.Add([]byte(`{"path":"b.txt"}`))
+	f.Add([]byte(`{"path":"b.txt","path":"c.txt"}`))
+	f.Add([]byte(`{"path":"b.txt","Path":"c.txt"}`))
+	f.Add([]byte(`["b.txt"]`))
+	f.Add([]byte(`{"path":`))
+	f.Add([]byte(" {\"a\":{\"b\":[1,2,{\"c\":null}]}} "))
+	f.Fuzz(func(t *testing.T, input []byte) {
+		if len(input) == 0 || !json.Valid(input) {
+			// No input is an approval that retries the call unchanged; an
+			// input that is not JSON cannot be encoded as the Update's
+			// argument, so it never leaves the client.
+			return
+		}
+		ans := reflection.Answer{Approve: true, Input: input}
+		outcomes := []reflectiontest.Outcome{reflectiontest.Error(os.ErrPermission), reflectiontest.Succeed("contents")}
+
+		// Driver.Run, asking an Asker that gives the same answer.
+		tool := reflectiontest.NewTool(outcomes...)
+		d := reflection.NewDriver(reflection.WithReflector(reflectiontest.NewReflector(permissionDenied)), reflection.WithAsker(asker([]reflection.Answer{ans})))
+		want, err := d.RunWithReport(context.Background(), readCall, tool.Dispatch)
+		require.NoError(t, err)
+		require.NotEmpty(t, want.Attempts[0].Corrections)
+		applies := want.Attempts[0].Corrections[0].Applied
+
+		// Run, with the answer sent as the Update while the call asks.
+		tool = reflectiontest.NewTool(outcomes...)
+		h := newHarness(t, tool.Dispatch, reflectiontest.NewReflector(permissionDenied))
+		var sent *update
+		h.at(time.Minute, func() { sent = h.answer(readCall.ID, ans) })
+		got := h.run(nil, readCall, rt.WithAsk(time.Hour))
+		require.NotNil(t, sent)
+		require.NoError(t, got.err)
+
+		if !applies {
+			assert.ErrorIs(t, sent.rejected, reflection.ErrAnswerInput, "the validator accepted an input the machine drops")
+			assert.False(t, sent.accepted)
+			assert.Len(t, tool.Calls(), 1, "the question timed out")
+			return
+		}
+		require.NoError(t, sent.err(), "the validator rejected an input the machine applies")
+		require.Len(t, tool.Calls(), 2)
+		// The payload converter may compact the input: it is the same JSON.
+		sameInput(t, input, tool.Calls()[1].Input)
+		assert.Equal(t, want.Outcome, got.rep.Outcome)
+		assert.Equal(t, want.Reason, got.rep.Reason)
+		assert.True(t, got.rep.Attempts[0].Corrections[0].Applied)
+	})
 }

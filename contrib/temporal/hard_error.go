@@ -18,12 +18,15 @@ const (
 	// Retry. The error wraps a *reflection.ToolRecoveryExhaustedError.
 	ErrorTypeExhausted = "reflection.ToolRecoveryExhausted"
 	// ErrorTypeDeadline: a wait would have ended past the workflow run's
-	// timeout. The error matches context.DeadlineExceeded.
+	// timeout. The error wraps a *reflection.WaitPastDeadlineError and
+	// matches context.DeadlineExceeded.
 	ErrorTypeDeadline = "reflection.WaitPastRunTimeout"
 	// ErrorTypeStopped: the call could not go on (a nil workflow context, a
-	// call ID already running in the workflow, no worker with the tool
-	// activity registered, a failed wait). When no worker has the tool
-	// activity, the error matches reflection.ErrNilDispatch.
+	// Driver that holds state shared across a process, a call ID already
+	// running in the workflow, no worker with the tool activity registered,
+	// a failed wait). The error then matches ErrProcessState for such a
+	// Driver, and reflection.ErrNilDispatch when no worker has the tool
+	// activity.
 	ErrorTypeStopped = "reflection.CallStopped"
 )
 
@@ -65,15 +68,6 @@ type stopError struct{ cause error }
 func (e *stopError) Error() string        { return "reflectiontemporal: call stopped: " + e.cause.Error() }
 func (e *stopError) Unwrap() error        { return e.cause }
 func (e *stopError) Is(target error) bool { return target == context.Canceled }
-
-// deadlineError refuses a wait that would end past the run's timeout. It
-// matches context.DeadlineExceeded.
-type deadlineError struct{ delay time.Duration }
-
-func (e *deadlineError) Error() string {
-	return "reflectiontemporal: retry in " + e.delay.String() + " would end past the workflow run's timeout"
-}
-func (e *deadlineError) Is(target error) bool { return target == context.DeadlineExceeded }
 
 // noDispatchError ends a call whose tool activity no worker has registered.
 // It matches reflection.ErrNilDispatch.

@@ -41,7 +41,7 @@ func TestExhaustionFailsTheWorkflowForGood(t *testing.T) {
 	h := newHarness(t, tool.Dispatch, reflectiontest.NewReflector(analyses...))
 	driver := reflection.NewDriver(reflection.WithStrategy(alwaysRetry{}))
 	h.env.RegisterWorkflowWithOptions(func(ctx workflow.Context) error {
-		_, _, err := rt.Run(ctx, readCall, rt.WithDriver(driver))
+		_, _, err := rt.Run(ctx, driver, readCall)
 		return err
 	}, workflow.RegisterOptions{Name: "exhaust"})
 	h.env.ExecuteWorkflow("exhaust")
@@ -66,7 +66,7 @@ func TestNoDispatchActivityStopsTheCall(t *testing.T) {
 		activity.RegisterOptions{Name: "some.other.activity"})
 	var got ran
 	env.RegisterWorkflowWithOptions(func(ctx workflow.Context) error {
-		got.res, got.rep, got.err = rt.Run(ctx, readCall)
+		got.res, got.rep, got.err = rt.Run(ctx, nil, readCall)
 		return nil
 	}, workflow.RegisterOptions{Name: "no-dispatch"})
 	env.ExecuteWorkflow("no-dispatch")
@@ -78,5 +78,6 @@ func TestNoDispatchActivityStopsTheCall(t *testing.T) {
 	assert.Equal(t, rt.ErrorTypeStopped, app.Type())
 	assert.True(t, app.NonRetryable())
 	reflectiontest.AssertOutcome(t, got.rep, reflection.OutcomeStopped)
+	assert.Equal(t, reflection.ReasonNilDispatch, got.rep.Reason, "as Driver.Run's nil dispatch")
 	assert.Empty(t, got.rep.Attempts, "no attempt ran")
 }

@@ -46,13 +46,13 @@ func newHarness(t *testing.T, dispatch reflection.DispatchFunc, r reflection.Ref
 	return &harness{t: t, env: env, tool: dispatch, refl: r, start: start}
 }
 
-// run executes a workflow that runs call with opts and returns what Run
-// returned. The workflow must complete without an error of its own.
-func (h *harness) run(call reflection.ToolCall, opts ...rt.Option) ran {
+// run executes a workflow that runs call with d and opts and returns what
+// Run returned. The workflow must complete without an error of its own.
+func (h *harness) run(d *reflection.Driver, call reflection.ToolCall, opts ...rt.Option) ran {
 	h.t.Helper()
 	var got ran
 	h.env.RegisterWorkflowWithOptions(func(ctx workflow.Context) error {
-		got.res, got.rep, got.err = rt.Run(ctx, call, opts...)
+		got.res, got.rep, got.err = rt.Run(ctx, d, call, opts...)
 		if h.after != nil {
 			h.after(ctx)
 		}

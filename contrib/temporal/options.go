@@ -32,10 +32,10 @@ const (
 // Option configures one Run.
 type Option func(*config)
 
-// config is what Run's options set.
+// config is what Run's options set, and what Run makes of its Driver's
+// runtime options.
 type config struct {
-	driver     *reflection.Driver
-	extras     driverExtras // what the Driver holds that only Driver.Run uses
+	runtime    runtimeParts // what the Driver holds that only a runtime uses
 	task       string
 	askTimeout time.Duration // 0: AskUser ends the call as without an Asker
 	tool       workflow.ActivityOptions
@@ -43,20 +43,20 @@ type config struct {
 	inWorkflow reflection.Reflector // WithWorkflowReflector; nil: the Reflector activity
 }
 
-func newConfig(opts []Option) config {
+func newConfig(d *reflection.Driver, opts []Option) config {
 	var c config
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&c)
 		}
 	}
-	c.extras = extrasOf(c.driver)
+	c.runtime = runtimePartsOf(d)
 	// Run names every activity itself (see activityID).
 	c.tool.ActivityID, c.reflector.ActivityID = "", ""
 	// The Driver's attempt timeout bounds an attempt when the tool activity
 	// has no timeout of its own.
-	if c.tool.StartToCloseTimeout <= 0 && c.tool.ScheduleToCloseTimeout <= 0 && c.extras.attemptTimeout > 0 {
-		c.tool.StartToCloseTimeout = c.extras.attemptTimeout
+	if c.tool.StartToCloseTimeout <= 0 && c.tool.ScheduleToCloseTimeout <= 0 && c.runtime.attemptTimeout > 0 {
+		c.tool.StartToCloseTimeout = c.runtime.attemptTimeout
 	}
 	c.tool = withTimeout(c.tool, DefaultToolTimeout)
 	switch {
@@ -94,22 +94,6 @@ func oneAttempt(p *temporal.RetryPolicy) *temporal.RetryPolicy {
 	return &out
 }
 
-// WithDriver sets the Driver whose settings the loop follows: its strategy,
-// schema lookup, tool-change filter, input check, corrected-input cap,
-// rate-limit cap and recovery notes. All of them run in workflow code and
-// must be deterministic (see the package documentation). Its attempt
-// timeout (reflection.WithAttemptTimeout) becomes the tool activity's
-// StartToCloseTimeout when WithToolActivity sets no timeout. Its Reflector,
-// Asker, Observer and logger belong to Driver.Run and are not called here:
-// the Reflector is the one given to Register (or WithWorkflowReflector),
-// questions go to a human through WithAsk, and what happened is in the
-// Report Run returns and in the workflow's history. Run says so, once per
-// call, as a warning through workflow.GetLogger when the Driver has any of
-// them. nil means reflection.NewDriver().
-func WithDriver(d *reflection.Driver) Option {
-	return func(c *config) { c.driver = d }
-}
-
 // WithTask sets the agent's task: the strategy receives
 // reflection.ContextWithTask(context.Background(), task), and the Reflector
 // sees it in Failure.Task.
@@ -120,10 +104,12 @@ func WithTask(task string) Option {
 // WithAsk lets AskUser put its question to a human: the call waits, as
 // long as timeout at most, for a reflection.Answer sent as the Update named
 // UpdateName(call ID) (see SendAnswer), and the Query named QueryName(call
-// ID) shows the question meanwhile. The wait is durable: it survives worker
-// restarts. With no answer in time, the call ends as AskUser does without an
-// Asker. timeout ≤ 0, the default, means no asking: AskUser ends the call at
-// once.
+// ID) shows the question meanwhile. The Update's validator rejects an answer
+// the machine would not use (reflection.Recovery.CheckAnswer). The wait is
+// durable: it survives worker restarts. With no answer in time, the call
+// ends as AskUser does without an Asker. It is also how the effect guard's
+// question (reflection.WithEffects) reaches a human. timeout ≤ 0, the
+// default, means no asking: AskUser ends the call at once.
 func WithAsk(timeout time.Duration) Option {
 	return func(c *config) { c.askTimeout = max(timeout, 0) }
 }
@@ -138,10 +124,12 @@ func WithAsk(timeout time.Duration) Option {
 // DefaultToolHeartbeatTimeout; a negative one means none. The activity
 // heartbeats by itself while the tool runs (about every half of the
 // timeout, so a tool that returns sooner sends none), and a cancel of the
-// workflow reaches the tool's ctx with the next heartbeat. A timed-out
-// attempt is a failure like any other: its text says the tool timed out,
-// and its error matches context.DeadlineExceeded. The activity options of
-// the ctx given to Run are not used.
+// workflow reaches the tool's ctx with the next heartbeat. An attempt that
+// outlives its StartToCloseTimeout fails as under Driver.Run's attempt
+// timeout (a *reflection.AttemptTimeoutError); one whose worker stops
+// heartbeating fails with a text that says so; both match
+// context.DeadlineExceeded. The activity options of the ctx given to Run
+// are not used.
 func WithToolActivity(o workflow.ActivityOptions) Option {
 	return func(c *config) { c.tool = o }
 }

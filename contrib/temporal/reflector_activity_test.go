@@ -36,7 +36,7 @@ func TestReflectorActivityOptions(t *testing.T) {
 				return reflection.FailureAnalysis{RootCause: "no"}, nil
 			})
 			h := newHarness(t, reflectiontest.NewTool(reflectiontest.Fail("boom")).Dispatch, refl)
-			got := h.run(reflection.ToolCall{ID: "c1", Name: "search"}, tt.opts...)
+			got := h.run(nil, reflection.ToolCall{ID: "c1", Name: "search"}, tt.opts...)
 			require.NoError(t, got.err)
 			assert.Equal(t, reflection.OutcomeFailed, got.rep.Outcome)
 			assert.Equal(t, []time.Duration{tt.want}, seen)

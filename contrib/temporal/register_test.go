@@ -18,7 +18,9 @@ func TestRegisterRejectsNil(t *testing.T) {
 
 	var suite testsuite.WorkflowTestSuite
 	env := suite.NewTestWorkflowEnvironment()
-	assert.ErrorIs(t, rt.Register(env, nil, nil), rt.ErrNilDispatch)
+	err := rt.Register(env, nil, nil)
+	assert.ErrorIs(t, err, reflection.ErrNilDispatch, "the root's sentinel, as for Driver.Run")
+	assert.EqualError(t, err, "reflectiontemporal: register: reflection: nil dispatch func")
 }
 
 // TestRegisterDefaultsToNoopReflector checks that a nil Reflector means
@@ -26,7 +28,7 @@ func TestRegisterRejectsNil(t *testing.T) {
 func TestRegisterDefaultsToNoopReflector(t *testing.T) {
 	tool := reflectiontest.NewTool(reflectiontest.Fail("boom"), reflectiontest.Succeed("ok"))
 	h := newHarness(t, tool.Dispatch, nil)
-	got := h.run(readCall)
+	got := h.run(nil, readCall)
 
 	require.NoError(t, got.err)
 	reflectiontest.AssertOutcome(t, got.rep, reflection.OutcomeFailed)
@@ -34,7 +36,7 @@ func TestRegisterDefaultsToNoopReflector(t *testing.T) {
 }
 
 func TestRunWithoutContext(t *testing.T) {
-	res, rep, err := rt.Run(nil, readCall)
+	res, rep, err := rt.Run(nil, nil, readCall)
 	requireHardError(t, err, rt.ErrorTypeStopped, "reflectiontemporal: nil workflow context")
 	assert.Equal(t, reflection.ToolResult{ID: readCall.ID, Content: "reflectiontemporal: nil workflow context", IsError: true}, res)
 	reflectiontest.AssertOutcome(t, rep, reflection.OutcomeStopped)

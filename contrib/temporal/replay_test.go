@@ -46,7 +46,7 @@ func TestReplayDetectsAChangedStepOrder(t *testing.T) {
 			wg.Add(1)
 			workflow.Go(ctx, func(ctx workflow.Context) {
 				defer wg.Done()
-				outs[i] = output(rt.Run(ctx, call, rt.WithDriver(d), rt.WithTask(task)))
+				outs[i] = output(rt.Run(ctx, d, call, rt.WithTask(task)))
 			})
 		}
 		wg.Wait(ctx)

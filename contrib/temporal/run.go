@@ -12,7 +12,7 @@ import (
 )
 
 // Run runs call with recovery inside a workflow, following the rules of
-// reflection.Recovery exactly as Driver.Run does: the tool runs as the
+// reflection.Recovery exactly as d.Run does: the tool runs as the
 // DispatchActivity (one tool execution per activity), the Reflector as the
 // AnalyzeActivity (its answer is recorded in history, so a replay never asks
 // it again) or, with WithWorkflowReflector, in workflow code; a wait is
@@ -20,29 +20,43 @@ import (
 // server); and, with WithAsk, AskUser waits for a human's answer sent as an
 // Update. Register the activities on the worker with Register.
 //
-// It returns what Driver.Run returns (the result and the error) and the
-// call's Report. The error is nil but for three cases, each of which ends
-// the workflow for good when the workflow returns it as it is: the workflow
-// was cancelled (the error matches workflow.ErrCanceled and
-// context.Canceled, and the workflow then ends canceled); a wait would end
-// past the workflow run's timeout (a non-retryable
-// *temporal.ApplicationError of type ErrorTypeDeadline that matches
-// context.DeadlineExceeded); the sixth call failed and the strategy still
-// said Retry (type ErrorTypeExhausted, wrapping a
-// *reflection.ToolRecoveryExhaustedError). The call may also stop when it
-// cannot go on (type ErrorTypeStopped). A workflow RetryPolicy therefore
-// never runs the recovery of a call again.
+// d's settings run in workflow code and must be deterministic (see the
+// package documentation): its strategy, schema lookup, tool-change filter,
+// input check, effect func, caps, recovery notes and loop guard. Its
+// attempt timeout becomes the tool activity's StartToCloseTimeout when
+// WithToolActivity sets no timeout. Its Reflector, Asker, Observer, logger
+// and redactor are not called (Run says so in a warning through
+// workflow.GetLogger); a d given WithHealth, WithRetryBudget or
+// WithLoopDetection is refused (ErrProcessState). A nil d means
+// reflection.NewDriver().
+//
+// It returns what d.Run returns (the result and the error) and the call's
+// Report. The error is nil but for three cases, each of which ends the
+// workflow for good when the workflow returns it as it is: the workflow was
+// cancelled (the error matches workflow.ErrCanceled and context.Canceled,
+// and the workflow then ends canceled); a wait would end past the workflow
+// run's timeout (a non-retryable *temporal.ApplicationError of type
+// ErrorTypeDeadline that wraps a *reflection.WaitPastDeadlineError); the
+// sixth call failed and the strategy still said Retry (type
+// ErrorTypeExhausted, wrapping a *reflection.ToolRecoveryExhaustedError).
+// The call may also stop when it cannot go on (type ErrorTypeStopped). A
+// workflow RetryPolicy therefore never runs the recovery of a call again.
 //
 // While it runs, the Query named QueryName(call.ID) returns its Status, and
 // the Update named UpdateName(call.ID) answers its question. Several calls
 // may run at once in one workflow (workflow.Go), as long as their IDs
 // differ. A nil ctx ends the call at once with an error.
-func Run(ctx workflow.Context, call reflection.ToolCall, opts ...Option) (reflection.ToolResult, reflection.Report, error) {
-	cfg := newConfig(opts)
+func Run(ctx workflow.Context, d *reflection.Driver, call reflection.ToolCall, opts ...Option) (reflection.ToolResult, reflection.Report, error) {
+	cfg := newConfig(d, opts)
 	stratCtx := reflection.ContextWithTask(context.Background(), cfg.task)
-	rec := cfg.driver.NewRecovery(stratCtx, call)
-	if ctx == nil {
-		rec.Stop(errNilContext)
+	rec := d.NewRecovery(stratCtx, call)
+	stop := errNilContext
+	if ctx != nil {
+		stop = cfg.runtime.refusal()
+	}
+	if stop != nil {
+		// Before anything reaches the history: a replay ends here too.
+		rec.Stop(stop)
 		done := rec.Next().(reflection.DoneStep)
 		return done.Result, rec.Report(), hardError(done.Err)
 	}
@@ -55,7 +69,7 @@ func Run(ctx workflow.Context, call reflection.ToolCall, opts ...Option) (reflec
 		rec:      rec,
 		call:     call,
 		stratCtx: stratCtx,
-		state:    &callState{status: Status{CallID: call.ID, State: StateDispatching}},
+		state:    &callState{rec: rec, status: Status{CallID: call.ID, State: StateDispatching}},
 		key:      workflow.GetInfo(ctx).WorkflowExecution.ID + "/" + call.ID,
 	}
 	rt.v2 = workflow.GetVersion(ctx, changeID, workflow.DefaultVersion, stepsV2) >= stepsV2
@@ -99,6 +113,7 @@ type runtime struct {
 
 // callState is what the call's Query and Update see.
 type callState struct {
+	rec      *reflection.Recovery // the validator asks it whether an answer would be used
 	status   Status
 	answered bool              // an answer to the current question was accepted
 	answer   reflection.Answer // that answer

@@ -56,7 +56,7 @@ func TestSeveralCallsAtOnce(t *testing.T) {
 			wg.Add(1)
 			workflow.Go(ctx, func(ctx workflow.Context) {
 				defer wg.Done()
-				got[i].res, got[i].rep, got[i].err = rt.Run(ctx, call, rt.WithAsk(time.Hour))
+				got[i].res, got[i].rep, got[i].err = rt.Run(ctx, nil, call, rt.WithAsk(time.Hour))
 			})
 		}
 		wg.Wait(ctx)
@@ -104,8 +104,9 @@ func TestSeveralCallsAtOnce(t *testing.T) {
 }
 
 // TestIdempotencyKeyAndAttempt checks what the tool learns from its
-// context: the same key (workflow ID and call ID) on every attempt, and the
-// attempt number.
+// context: the same key (workflow ID and call ID) on every attempt, read
+// with reflection.IdempotencyKey as under Driver.Run, and the attempt
+// number.
 func TestIdempotencyKeyAndAttempt(t *testing.T) {
 	type seen struct {
 		key     string
@@ -114,8 +115,7 @@ func TestIdempotencyKeyAndAttempt(t *testing.T) {
 	var mu sync.Mutex
 	var got []seen
 	tool := func(ctx context.Context, call reflection.ToolCall) (reflection.ToolResult, error) {
-		key, ok := rt.IdempotencyKey(ctx)
-		assert.True(t, ok)
+		key := reflection.IdempotencyKey(ctx)
 		attempt, ok := rt.CallAttempt(ctx)
 		assert.True(t, ok)
 		mu.Lock()
@@ -128,14 +128,13 @@ func TestIdempotencyKeyAndAttempt(t *testing.T) {
 	}
 	h := newHarness(t, tool, reflectiontest.NewReflector(recoverable("busy"), recoverable("busy")))
 	h.env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: "order-1234"})
-	out := h.run(readCall)
+	out := h.run(nil, readCall)
 
 	require.NoError(t, out.err)
 	want := "order-1234/" + readCall.ID
 	assert.Equal(t, []seen{{want, 0}, {want, 1}, {want, 2}}, got)
 
-	_, ok := rt.IdempotencyKey(context.Background())
-	assert.False(t, ok, "no key outside the tool activity")
-	_, ok = rt.CallAttempt(context.Background())
+	assert.Empty(t, reflection.IdempotencyKey(context.Background()), "no key outside the tool activity")
+	_, ok := rt.CallAttempt(context.Background())
 	assert.False(t, ok)
 }

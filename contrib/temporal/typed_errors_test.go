@@ -125,7 +125,7 @@ func TestRulesAnswerAlikeThroughTemporal(t *testing.T) {
 				{"in workflow code", []rt.Option{rt.WithWorkflowReflector(stock)}},
 			} {
 				h := newHarness(t, reflectiontest.NewTool(outcomes...).Dispatch, stock)
-				got := h.run(readCall, mode.opts...)
+				got := h.run(nil, readCall, mode.opts...)
 				require.NotEmpty(t, got.rep.Attempts, mode.name)
 				assert.Equal(t, verdict(want.Attempts[0]), verdict(got.rep.Attempts[0]), mode.name)
 				assert.Equal(t, want.Outcome, got.rep.Outcome, mode.name)

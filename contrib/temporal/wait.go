@@ -9,8 +9,9 @@ import (
 )
 
 // wait performs the wait before the next attempt. A wait that would end
-// past the run's timeout is refused at once, as Driver.Run refuses one past
-// ctx's deadline. From version 2 on, the next tool activity takes the wait
+// past the run's timeout is refused at once with
+// reflection.WaitPastDeadline's error, as Driver.Run refuses one past ctx's
+// deadline. From version 2 on, the next tool activity takes the wait
 // (the server holds it as the delay of the activity's retry: durable, and
 // with no timer or workflow task of its own); version 1 runs a durable
 // timer. A cancel interrupts either.
@@ -20,8 +21,8 @@ func (rt *runtime) wait(step reflection.WaitStep) {
 			return
 		}
 		now := workflow.Now(rt.ctx)
-		if end, ok := rt.runEnd(); ok && !end.After(now.Add(step.Delay)) {
-			rt.rec.Stop(&deadlineError{delay: step.Delay})
+		if err := reflection.WaitPastDeadline(step.Delay, now, rt.runEnd()); err != nil {
+			rt.rec.Stop(err)
 			return
 		}
 		rt.enter(StateWaiting, step.Attempt)
@@ -49,11 +50,12 @@ func (rt *runtime) timer(step reflection.WaitStep) bool {
 	return true
 }
 
-// runEnd returns when the workflow run times out, if it has a timeout.
-func (rt *runtime) runEnd() (time.Time, bool) {
+// runEnd returns when the workflow run times out: the deadline of the
+// workflow code's calls. It is the zero time when the run has no timeout.
+func (rt *runtime) runEnd() time.Time {
 	info := workflow.GetInfo(rt.ctx)
 	if info.WorkflowRunTimeout <= 0 {
-		return time.Time{}, false
+		return time.Time{}
 	}
-	return info.WorkflowStartTime.Add(info.WorkflowRunTimeout), true
+	return info.WorkflowStartTime.Add(info.WorkflowRunTimeout)
 }

@@ -27,7 +27,7 @@ func TestRetryAfterSetsTheTimer(t *testing.T) {
 	h := newHarness(t, tool.Dispatch, refl)
 	var waiting rt.Status
 	h.at(10*time.Second, func() { waiting = h.query(readCall.ID) })
-	got := h.run(readCall)
+	got := h.run(nil, readCall)
 
 	require.NoError(t, got.err)
 	reflectiontest.AssertOutcome(t, got.rep, reflection.OutcomeSucceeded)
@@ -57,15 +57,17 @@ func TestRetryAfterSetsTheTimer(t *testing.T) {
 }
 
 // TestWaitPastRunTimeoutIsRefused checks the deadline refusal: a wait that
-// would end after the workflow run times out stops the call at once.
+// would end after the workflow run times out stops the call at once, with
+// reflection.WaitPastDeadline's error.
 func TestWaitPastRunTimeoutIsRefused(t *testing.T) {
 	tool := reflectiontest.NewTool(reflectiontest.Error(rateLimited{after: 50 * time.Second}), reflectiontest.Succeed("ok"))
 	h := newHarness(t, tool.Dispatch, reflectiontest.NewReflector(recoverable("rate limited")))
 	h.env.SetWorkflowRunTimeout(30 * time.Second)
-	got := h.run(readCall)
+	got := h.run(nil, readCall)
 
 	require.ErrorIs(t, got.err, context.DeadlineExceeded)
-	requireHardError(t, got.err, rt.ErrorTypeDeadline, "reflectiontemporal: retry in 50s would end past the workflow run's timeout")
+	requireHardError(t, got.err, rt.ErrorTypeDeadline, "reflection: retry in 50s would end past the context deadline: context deadline exceeded")
+	assert.Equal(t, reflection.ReasonDeadline, got.rep.Reason)
 	require.NotNil(t, got.rep.Attempts[0].Wait)
 	assert.True(t, got.rep.Attempts[0].Wait.Stopped, "the report says the wait was refused")
 	reflectiontest.AssertOutcome(t, got.rep, reflection.OutcomeStopped)
@@ -77,11 +79,12 @@ func TestCancelDuringWait(t *testing.T) {
 	tool := reflectiontest.NewTool(reflectiontest.Error(rateLimited{after: time.Minute}), reflectiontest.Succeed("ok"))
 	h := newHarness(t, tool.Dispatch, reflectiontest.NewReflector(recoverable("rate limited")))
 	h.at(20*time.Second, h.env.CancelWorkflow)
-	got := h.run(readCall)
+	got := h.run(nil, readCall)
 
 	require.ErrorIs(t, got.err, workflow.ErrCanceled)
 	require.ErrorIs(t, got.err, context.Canceled)
 	reflectiontest.AssertOutcome(t, got.rep, reflection.OutcomeStopped)
+	assert.Equal(t, reflection.ReasonCanceled, got.rep.Reason)
 	assert.Equal(t, reflection.ToolResult{ID: readCall.ID, Content: "429 too many requests (retry after 1m0s)", IsError: true}, got.res)
 	assert.Len(t, tool.Calls(), 1, "the retry never ran")
 	assert.Equal(t, h.start.Add(20*time.Second), h.env.Now().UTC(), "the cancel cut the wait short")
@@ -94,7 +97,7 @@ func TestCancelDuringWait(t *testing.T) {
 func TestCancelDuringQuestion(t *testing.T) {
 	h, tool, _ := askingHarness(t, reflectiontest.Succeed("contents"))
 	h.at(time.Minute, h.env.CancelWorkflow)
-	got := h.run(readCall, rt.WithAsk(time.Hour))
+	got := h.run(nil, readCall, rt.WithAsk(time.Hour))
 
 	require.ErrorIs(t, got.err, workflow.ErrCanceled)
 	reflectiontest.AssertOutcome(t, got.rep, reflection.OutcomeStopped)
@@ -120,7 +123,7 @@ func TestCancelDuringActivity(t *testing.T) {
 		return tool(ctx, call)
 	}, refl)
 	env = h.env
-	got := h.run(readCall)
+	got := h.run(nil, readCall)
 	close(release)
 	calls.Wait()
 
@@ -129,4 +132,36 @@ func TestCancelDuringActivity(t *testing.T) {
 	assert.Empty(t, got.rep.Attempts, "the attempt never reported back")
 	assert.Equal(t, reflection.ToolResult{ID: readCall.ID, Content: got.err.Error(), IsError: true}, got.res)
 	assert.Empty(t, refl.Failures())
+}
+
+// TestCancelDuringAnalysis cancels the workflow while the Reflector
+// activity runs: its answer never comes, so none is reported, and the call
+// stops with the cancel (ReasonCanceled), as Driver.Run stops once its ctx
+// has ended whatever the Reflector said.
+func TestCancelDuringAnalysis(t *testing.T) {
+	release := make(chan struct{})
+	var env interface{ CancelWorkflow() }
+	var running sync.WaitGroup
+	refl := reflection.ReflectorFunc(func(context.Context, reflection.Failure) (reflection.FailureAnalysis, error) {
+		running.Add(1)
+		defer running.Done()
+		env.CancelWorkflow()
+		<-release
+		return recoverable("too late"), nil
+	})
+	tool := reflectiontest.NewTool(reflectiontest.Fail("busy"), reflectiontest.Succeed("ok"))
+	h := newHarness(t, tool.Dispatch, refl)
+	env = h.env
+	got := h.run(nil, readCall)
+	close(release)
+	running.Wait()
+
+	require.ErrorIs(t, got.err, workflow.ErrCanceled)
+	reflectiontest.AssertOutcome(t, got.rep, reflection.OutcomeStopped)
+	assert.Equal(t, reflection.ReasonCanceled, got.rep.Reason)
+	require.Len(t, got.rep.Attempts, 1)
+	assert.Nil(t, got.rep.Attempts[0].Analysis, "no answer came")
+	assert.Empty(t, got.rep.Attempts[0].ReflectorError)
+	assert.Equal(t, reflection.ToolResult{ID: readCall.ID, Content: "busy", IsError: true}, got.res)
+	assert.Len(t, tool.Calls(), 1)
 }

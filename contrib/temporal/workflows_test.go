@@ -55,18 +55,18 @@ func output(res reflection.ToolResult, rep reflection.Report, err error) callOut
 // waitCall runs one call with the default Driver: the tool's Retry-After
 // hint makes it wait.
 func waitCall(ctx workflow.Context, call reflection.ToolCall) (callOutput, error) {
-	return output(rt.Run(ctx, call)), nil
+	return output(rt.Run(ctx, nil, call)), nil
 }
 
 // questionCall runs one call that may ask a human for ten minutes.
 func questionCall(ctx workflow.Context, call reflection.ToolCall) (callOutput, error) {
-	return output(rt.Run(ctx, call, rt.WithAsk(10*time.Minute))), nil
+	return output(rt.Run(ctx, nil, call, rt.WithAsk(10*time.Minute))), nil
 }
 
 // timeoutCall runs one call whose attempts may take a second each. The
 // retry policy it asks for is overridden: one attempt per activity.
 func timeoutCall(ctx workflow.Context, call reflection.ToolCall) (callOutput, error) {
-	return output(rt.Run(ctx, call, rt.WithToolActivity(workflow.ActivityOptions{
+	return output(rt.Run(ctx, nil, call, rt.WithToolActivity(workflow.ActivityOptions{
 		StartToCloseTimeout: time.Second,
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 5},
 		ActivityID:          "ignored",
@@ -100,7 +100,7 @@ func agentWithDriver(ctx workflow.Context, task string, d *reflection.Driver) ([
 		wg.Add(1)
 		workflow.Go(ctx, func(ctx workflow.Context) {
 			defer wg.Done()
-			outs[i] = output(rt.Run(ctx, call, rt.WithDriver(d), rt.WithTask(task), rt.WithAsk(time.Hour)))
+			outs[i] = output(rt.Run(ctx, d, call, rt.WithTask(task), rt.WithAsk(time.Hour)))
 		})
 	}
 	wg.Wait(ctx)
@@ -110,7 +110,7 @@ func agentWithDriver(ctx workflow.Context, task string, d *reflection.Driver) ([
 // toolCrashCall runs one call with the default options: a worker that dies
 // during the tool is noticed by the missing heartbeats.
 func toolCrashCall(ctx workflow.Context, call reflection.ToolCall) (callOutput, error) {
-	return output(rt.Run(ctx, call)), nil
+	return output(rt.Run(ctx, nil, call)), nil
 }
 
 // costInput says how costCall runs its call.
@@ -127,12 +127,12 @@ func costCall(ctx workflow.Context, in costInput) (callOutput, error) {
 	if in.NoWait {
 		backoff = backoff.WithBaseDelay(0)
 	}
-	opts := []rt.Option{rt.WithDriver(reflection.NewDriver(reflection.WithStrategy(backoff)))}
+	var opts []rt.Option
 	if in.InWorkflow {
 		opts = append(opts, rt.WithWorkflowReflector(workerReflector))
 	}
 	call := reflection.ToolCall{ID: "call_cost", Name: "flaky", Input: json.RawMessage(fmt.Sprintf(`{"failures":%d}`, in.Failures))}
-	return output(rt.Run(ctx, call, opts...)), nil
+	return output(rt.Run(ctx, reflection.NewDriver(reflection.WithStrategy(backoff)), call, opts...)), nil
 }
 
 // plainCall runs plainActivity, which fails failures times, under a
@@ -159,7 +159,7 @@ func plainTool(ctx context.Context, failures int) error {
 // returned non-retryable errors.
 func exhaustCall(ctx workflow.Context, raw bool) error {
 	call := reflection.ToolCall{ID: "call_down", Name: "always_down", Input: json.RawMessage(`{}`)}
-	_, _, err := rt.Run(ctx, call, rt.WithDriver(reflection.NewDriver(reflection.WithStrategy(alwaysRetry{}))))
+	_, _, err := rt.Run(ctx, reflection.NewDriver(reflection.WithStrategy(alwaysRetry{})), call)
 	if raw && err != nil {
 		return errors.New(err.Error())
 	}
@@ -169,8 +169,8 @@ func exhaustCall(ctx workflow.Context, raw bool) error {
 // twiceCall runs call, then the same call again, under the same ID: as a
 // host that numbers the calls of each turn from 0 does.
 func twiceCall(ctx workflow.Context, call reflection.ToolCall) ([]callOutput, error) {
-	first := output(rt.Run(ctx, call))
-	second := output(rt.Run(ctx, call))
+	first := output(rt.Run(ctx, nil, call))
+	second := output(rt.Run(ctx, nil, call))
 	return []callOutput{first, second}, nil
 }
 
@@ -206,7 +206,7 @@ var (
 // process ID, the tool, the idempotency key and the attempt.
 func workerTool(log string) reflection.DispatchFunc {
 	return func(ctx context.Context, call reflection.ToolCall) (reflection.ToolResult, error) {
-		key, _ := rt.IdempotencyKey(ctx)
+		key := reflection.IdempotencyKey(ctx)
 		attempt, _ := rt.CallAttempt(ctx)
 		if err := appendLine(log, fmt.Sprintf("%d %s %s %d", os.Getpid(), call.Name, key, attempt)); err != nil {
 			return reflection.ToolResult{}, err

@@ -55,13 +55,15 @@ func ExampleTurn() Turn {
 // AskTimeout is how long a question waits for a human.
 const AskTimeout = 24 * time.Hour
 
-// Agent runs every call of the turn at once, each with recovery: waits are
-// durable timers, and a question waits for a human's answer (an Update).
+// Agent runs every call of the turn at once, each with recovery: a wait is
+// durable (the server holds it), and a question waits for a human's answer
+// (an Update).
 func Agent(ctx workflow.Context, turn Turn) ([]Result, error) {
-	// The strategy runs in workflow code: its jitter draws from the
-	// workflow's replay-safe random stream.
+	// The Driver's settings run in workflow code: the jitter draws from the
+	// workflow's replay-safe random stream, and the effect func is a pure
+	// function of the tool's name.
 	backoff := reflection.NewExponentialBackoff(3).WithJitter(0.2).WithRandSource(reflectiontemporal.RandSource(ctx))
-	driver := reflection.NewDriver(reflection.WithStrategy(backoff), reflection.WithRecoveryNotes())
+	driver := reflection.NewDriver(reflection.WithStrategy(backoff), reflection.WithRecoveryNotes(), reflection.WithEffects(Effect))
 
 	results := make([]Result, len(turn.Calls))
 	wg := workflow.NewWaitGroup(ctx)
@@ -74,8 +76,7 @@ func Agent(ctx workflow.Context, turn Turn) ([]Result, error) {
 			// instead (reflectiontemporal.WithWorkflowReflector(Reflector)),
 			// saving an activity and a workflow task per retry; one that asks
 			// a model must stay an activity.
-			res, rep, err := reflectiontemporal.Run(ctx, call,
-				reflectiontemporal.WithDriver(driver),
+			res, rep, err := reflectiontemporal.Run(ctx, driver, call,
 				reflectiontemporal.WithTask(turn.Task),
 				reflectiontemporal.WithAsk(AskTimeout))
 			results[i] = Result{CallID: res.ID, Content: res.Content, IsError: res.IsError,
@@ -97,6 +98,19 @@ func Register(w worker.Registry) error {
 	return reflectiontemporal.Register(w, Dispatch, Reflector)
 }
 
+// Effect says what running each tool again does: both of the example's
+// tools only read, so the effect guard lets them retry. A tool that sends,
+// pays or creates would be reflection.EffectNonIdempotent (a retry then
+// waits for a human's approval) or reflection.EffectKeyed (it honours
+// reflection.IdempotencyKey).
+func Effect(tool string) reflection.Effect {
+	switch tool {
+	case "get_weather", "read_report":
+		return reflection.EffectReadOnly
+	}
+	return reflection.EffectUndeclared
+}
+
 // httpError is what a real HTTP client would return for a 429.
 type httpError struct {
 	status     int
@@ -113,7 +127,7 @@ func (e *httpError) RetryAfter() time.Duration { return e.retryAfter }
 // attempt of get_weather is rate-limited; read_report refuses private paths.
 func Dispatch(ctx context.Context, call reflection.ToolCall) (reflection.ToolResult, error) {
 	attempt, _ := reflectiontemporal.CallAttempt(ctx)
-	key, _ := reflectiontemporal.IdempotencyKey(ctx)
+	key := reflection.IdempotencyKey(ctx) // the workflow ID and the call ID, the same on every attempt
 	fmt.Printf("tool %s, attempt %d, idempotency key %s, input %s\n", call.Name, attempt, key, call.Input)
 	switch call.Name {
 	case "get_weather":

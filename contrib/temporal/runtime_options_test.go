@@ -28,8 +28,10 @@ import (
 // unless WithToolActivity sets a timeout, and every attempt heartbeats
 // with DefaultToolHeartbeatTimeout unless WithToolActivity says otherwise.
 func TestToolActivityTimeouts(t *testing.T) {
+	timed := reflection.NewDriver(reflection.WithAttemptTimeout(3 * time.Second))
 	tests := []struct {
 		name          string
+		driver        *reflection.Driver
 		opts          []rt.Option
 		wantStart     time.Duration
 		wantHeartbeat time.Duration
@@ -37,13 +39,13 @@ func TestToolActivityTimeouts(t *testing.T) {
 		{name: "defaults", wantStart: rt.DefaultToolTimeout, wantHeartbeat: rt.DefaultToolHeartbeatTimeout},
 		{
 			name:      "the Driver's attempt timeout",
-			opts:      []rt.Option{rt.WithDriver(reflection.NewDriver(reflection.WithAttemptTimeout(3 * time.Second)))},
+			driver:    timed,
 			wantStart: 3 * time.Second, wantHeartbeat: rt.DefaultToolHeartbeatTimeout,
 		},
 		{
-			name: "WithToolActivity's timeouts win",
+			name:   "WithToolActivity's timeouts win",
+			driver: timed,
 			opts: []rt.Option{
-				rt.WithDriver(reflection.NewDriver(reflection.WithAttemptTimeout(3 * time.Second))),
 				rt.WithToolActivity(workflow.ActivityOptions{StartToCloseTimeout: time.Minute, HeartbeatTimeout: 2 * time.Second}),
 			},
 			wantStart: time.Minute, wantHeartbeat: 2 * time.Second,
@@ -66,7 +68,7 @@ func TestToolActivityTimeouts(t *testing.T) {
 				return reflection.ToolResult{Content: "ok"}, nil
 			}
 			h := newHarness(t, tool, nil)
-			got := h.run(readCall, tt.opts...)
+			got := h.run(tt.driver, readCall, tt.opts...)
 			require.NoError(t, got.err)
 			require.Len(t, seen, 1)
 			assert.Equal(t, tt.wantStart, seen[0].StartToCloseTimeout)
@@ -92,7 +94,7 @@ func TestToolActivityHeartbeats(t *testing.T) {
 			beats++
 			mu.Unlock()
 		})
-		got := h.run(readCall, rt.WithToolActivity(workflow.ActivityOptions{HeartbeatTimeout: 200 * time.Millisecond}))
+		got := h.run(nil, readCall, rt.WithToolActivity(workflow.ActivityOptions{HeartbeatTimeout: 200 * time.Millisecond}))
 		require.NoError(t, got.err)
 		reflectiontest.AssertOutcome(t, got.rep, reflection.OutcomeSucceeded)
 		mu.Lock()
@@ -101,10 +103,12 @@ func TestToolActivityHeartbeats(t *testing.T) {
 	})
 }
 
-// TestDriverExtrasAreNotCalled gives Run a Driver with a Reflector, an
-// Asker, an Observer and a logger: none is called from workflow code, and
-// Run says so in a warning through the workflow's logger.
-func TestDriverExtrasAreNotCalled(t *testing.T) {
+// TestDriverRuntimePartsAreNotCalled gives Run a Driver with a Reflector,
+// an Asker, an Observer, a logger and a redactor (as
+// reflection.Driver.RuntimeOptions lists them): none is called from
+// workflow code, and Run says so in a warning through the workflow's
+// logger.
+func TestDriverRuntimePartsAreNotCalled(t *testing.T) {
 	var called []string
 	d := reflection.NewDriver(
 		reflection.WithReflector(reflection.ReflectorFunc(func(context.Context, reflection.Failure) (reflection.FailureAnalysis, error) {
@@ -119,6 +123,10 @@ func TestDriverExtrasAreNotCalled(t *testing.T) {
 			called = append(called, "Observer")
 		}}),
 		reflection.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
+		reflection.WithRedactor(func(s string) string {
+			called = append(called, "redactor")
+			return s
+		}),
 	)
 	logs := &warnings{}
 	var suite testsuite.WorkflowTestSuite
@@ -128,7 +136,7 @@ func TestDriverExtrasAreNotCalled(t *testing.T) {
 	require.NoError(t, rt.Register(env, tool.Dispatch, reflectiontest.NewReflector(recoverable("transient"))))
 	var got ran
 	env.RegisterWorkflowWithOptions(func(ctx workflow.Context) error {
-		got.res, got.rep, got.err = rt.Run(ctx, readCall, rt.WithDriver(d))
+		got.res, got.rep, got.err = rt.Run(ctx, d, readCall)
 		return nil
 	}, workflow.RegisterOptions{Name: "extras"})
 	env.ExecuteWorkflow("extras")
@@ -137,7 +145,7 @@ func TestDriverExtrasAreNotCalled(t *testing.T) {
 	require.NoError(t, got.err)
 	reflectiontest.AssertOutcome(t, got.rep, reflection.OutcomeSucceeded)
 	assert.Empty(t, called, "workflow code called the Driver's own hooks")
-	assert.Equal(t, []string{"reflectiontemporal: Run does not call the Driver's Reflector, Asker, Observer, logger " +
+	assert.Equal(t, []string{"reflectiontemporal: Run does not call the Driver's Reflector, Asker, Observer, logger, redactor " +
 		"(Register's Reflector or WithWorkflowReflector analyses, WithAsk asks, the Report and the history record)"},
 		logs.messages())
 }
@@ -151,8 +159,8 @@ func TestPlainDriverWarnsNothing(t *testing.T) {
 	env := suite.NewTestWorkflowEnvironment()
 	require.NoError(t, rt.Register(env, reflectiontest.NewTool(reflectiontest.Succeed("ok")).Dispatch, nil))
 	env.RegisterWorkflowWithOptions(func(ctx workflow.Context) error {
-		_, _, err := rt.Run(ctx, readCall, rt.WithDriver(reflection.NewDriver(
-			reflection.WithAttemptTimeout(time.Second), reflection.WithRecoveryNotes())))
+		_, _, err := rt.Run(ctx, reflection.NewDriver(
+			reflection.WithAttemptTimeout(time.Second), reflection.WithRecoveryNotes()), readCall)
 		return err
 	}, workflow.RegisterOptions{Name: "plain"})
 	env.ExecuteWorkflow("plain")

@@ -151,3 +151,15 @@ func walkRetryAfter(err error, budget *int) (d time.Duration, ok, custom bool) {
 	}
 	return 0, false, false
 }
+
+// ErrorIs is errors.Is(err, target), walked as the library walks a host's
+// error: at most a thousand errors are visited (a chain that loops ends
+// there), and a method that panics counts as no match. A runtime or adapter
+// that reads a host's errors uses it, so that no error value can hang or
+// crash it.
+func ErrorIs(err, target error) bool { return errchain.Is(err, target) }
+
+// ErrorAs returns the first error in err's tree that is a T, or whose As
+// method accepts a *T, in errors.As's order, walked as ErrorIs walks it;
+// false when there is none.
+func ErrorAs[T any](err error) (T, bool) { return errchain.As[T](err) }

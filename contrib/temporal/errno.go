@@ -3,8 +3,9 @@
 package reflectiontemporal
 
 import (
-	"errors"
 	"syscall"
+
+	"github.com/loopctl-go/reflection"
 )
 
 // connectionErrnos are the system errors of a connection that ErrorData
@@ -27,8 +28,8 @@ var connectionErrnos = []struct {
 // errnoName returns the name of the first syscall.Errno in err's chain when
 // it is one of connectionErrnos, and "" otherwise.
 func errnoName(err error) string {
-	var errno syscall.Errno
-	if !errors.As(err, &errno) {
+	errno, ok := reflection.ErrorAs[syscall.Errno](err)
+	if !ok {
 		return ""
 	}
 	for _, e := range connectionErrnos {

@@ -2,7 +2,6 @@ package reflectiontemporal
 
 import (
 	"context"
-	"errors"
 	"io"
 	"io/fs"
 	"time"
@@ -91,17 +90,14 @@ func newErrorData(err error, depth int) *ErrorData {
 		StatusCode: reflection.StatusCode(err),
 	}
 	guard(func() {
-		var t timeouter
-		if errors.As(err, &t) {
+		if t, ok := reflection.ErrorAs[timeouter](err); ok {
 			d.Timeout = t.Timeout()
 		}
 	})
 	for _, s := range sentinels {
-		guard(func() {
-			if errors.Is(err, s.err) {
-				d.Is = append(d.Is, s.name)
-			}
-		})
+		if reflection.ErrorIs(err, s.err) {
+			d.Is = append(d.Is, s.name)
+		}
 	}
 	guard(func() { d.Errno = errnoName(err) })
 	guard(func() { d.DNS = newDNSErrorData(err) })

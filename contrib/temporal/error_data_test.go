@@ -145,3 +145,21 @@ func TestRemoteErrorDataIsACopy(t *testing.T) {
 	d.Is[0] = "not_exist"
 	assert.ErrorIs(t, remote, os.ErrPermission, "Rebuild copied the data")
 }
+
+// selfWrapping is an error whose Unwrap returns itself: a plain errors.Is
+// on it never returns.
+type selfWrapping struct{}
+
+func (*selfWrapping) Error() string   { return "loops" }
+func (e *selfWrapping) Unwrap() error { return e }
+
+// TestNewErrorDataEndsOnALoop: an error chain that loops hung the activity
+// that reported it (its sentinel, errno, DNS and URL checks walked the chain
+// with errors.Is and errors.As); every walk is bounded now, so this returns.
+func TestNewErrorDataEndsOnALoop(t *testing.T) {
+	d := rt.NewErrorData(fmt.Errorf("dial: %w", &selfWrapping{}))
+	assert.Equal(t, "dial: loops", d.Text)
+	assert.Empty(t, d.Is)
+	assert.Nil(t, d.DNS)
+	assert.Nil(t, d.URL)
+}

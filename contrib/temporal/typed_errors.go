@@ -4,6 +4,8 @@ import (
 	"errors"
 	"net"
 	"net/url"
+
+	"github.com/loopctl-go/reflection"
 )
 
 // maxURLDepth bounds how many *url.Error levels ErrorData records, one
@@ -24,8 +26,8 @@ type DNSErrorData struct {
 // newDNSErrorData records the first *net.DNSError in err's chain, or
 // returns nil.
 func newDNSErrorData(err error) *DNSErrorData {
-	var dns *net.DNSError
-	if !errors.As(err, &dns) || dns == nil {
+	dns, ok := reflection.ErrorAs[*net.DNSError](err)
+	if !ok || dns == nil {
 		return nil
 	}
 	return &DNSErrorData{
@@ -53,8 +55,8 @@ type URLErrorData struct {
 // newURLErrorData records the first *url.Error in err's chain, or returns
 // nil.
 func newURLErrorData(err error, depth int) *URLErrorData {
-	var ue *url.Error
-	if !errors.As(err, &ue) || ue == nil {
+	ue, ok := reflection.ErrorAs[*url.Error](err)
+	if !ok || ue == nil {
 		return nil
 	}
 	return &URLErrorData{Op: ue.Op, URL: ue.URL, Err: newErrorData(ue.Err, depth+1)}

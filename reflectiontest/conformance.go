@@ -43,9 +43,11 @@ type Ran struct {
 	Err    error
 	// Report is the runtime's Report of the call; nil when it keeps none.
 	Report *reflection.Report
-	// Elapsed is how long the call took on the runtime's own clock. The
-	// suite reads it only with WithoutBubble; inside a bubble it reads
-	// the fake clock itself.
+	// Elapsed is the time the call spent in its waits between attempts,
+	// on the runtime's own clock: the sum of the Report's waits that were
+	// taken will do. The suite reads it only with WithoutBubble; inside a
+	// bubble it reads the fake clock itself, which also counts the time
+	// the tools take.
 	Elapsed time.Duration
 }
 
@@ -69,10 +71,11 @@ type suite struct {
 func Scenarios(n int) ConformanceOption { return func(c *suite) { c.n = n } }
 
 // WithoutBubble says the runtime cannot run inside a testing/synctest
-// bubble. Its scenarios' tools take no time, none starts with its deadline
-// passed, ctx carries no deadline (Scenario.Deadline has it), Ran.Elapsed
-// gives the time the waits took, and a goroutine left behind is for the
-// runtime's own test to catch (goleak).
+// bubble (a workflow test environment, with a clock of its own). Its
+// scenarios' tools take no time, none starts with its deadline passed, ctx
+// carries no deadline (Scenario.Deadline has it), Ran.Elapsed gives the
+// time the waits took, and a goroutine left behind is for the runtime's
+// own test to catch (goleak).
 func WithoutBubble() ConformanceOption { return func(c *suite) { c.noBubble = true } }
 
 // WithoutCancel says the runtime cannot cancel a call at an exact point:

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/loopctl-go/reflection"
@@ -151,10 +152,23 @@ type sneakyRetry struct{ reflection.Retry }
 
 func pick[T any](r *rand.Rand, xs ...T) T { return xs[r.IntN(len(xs))] }
 
-// objectOfSize returns a JSON object of exactly n bytes (n >= 8).
+// objectOfSize returns a JSON object of exactly n bytes (n >= 8). The
+// objects are made once and shared: nothing writes to an input.
 func objectOfSize(n int) json.RawMessage {
-	return json.RawMessage(`{"k":"` + strings.Repeat("a", n-8) + `"}`)
+	objectsMu.Lock()
+	defer objectsMu.Unlock()
+	if o, ok := objects[n]; ok {
+		return o
+	}
+	o := json.RawMessage(`{"k":"` + strings.Repeat("a", n-8) + `"}`)
+	objects[n] = o
+	return o
 }
+
+var (
+	objectsMu sync.Mutex
+	objects   = map[int]json.RawMessage{}
+)
 
 func drawText(r *rand.Rand) string {
 	switch r.IntN(8) {
@@ -217,12 +231,12 @@ func drawInput(r *rand.Rand, maxFix int) json.RawMessage {
 	case 9:
 		return json.RawMessage(`not json at all`)
 	case 10:
-		if limit > 0 && r.IntN(20) == 0 {
+		if atLimit(r, limit) {
 			return objectOfSize(limit) // exactly at the limit: applies
 		}
 		return json.RawMessage(`{"nested":{"a":[1,{"b":null}]}}`)
 	case 11:
-		if limit > 0 && r.IntN(20) == 0 {
+		if atLimit(r, limit) {
 			return objectOfSize(limit + 1) // one byte over: dropped
 		}
 		return json.RawMessage(`{"k":"v"}`)
@@ -231,6 +245,16 @@ func drawInput(r *rand.Rand, maxFix int) json.RawMessage {
 	default:
 		return json.RawMessage(fmt.Sprintf(`{"attempt_fix":%d}`, r.IntN(100)))
 	}
+}
+
+// atLimit draws whether an input is made exactly at the size limit (or one
+// byte over): one time in 20, one in 200 for the default's megabyte, which
+// every check then reads.
+func atLimit(r *rand.Rand, limit int) bool {
+	if limit > 1024 {
+		return r.IntN(200) == 0
+	}
+	return limit > 0 && r.IntN(20) == 0
 }
 
 func drawCorrection(r *rand.Rand, maxFix int) *reflection.Correction {

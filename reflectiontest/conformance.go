@@ -92,8 +92,8 @@ func WithoutObserver() ConformanceOption { return func(c *suite) { c.noObserver 
 
 // OverJSON says the runtime carries calls, failures, analyses and answers
 // as JSON between processes (a workflow engine): the suite draws only
-// analyses and human inputs that JSON carries unchanged, and compares
-// inputs as JSON values rather than bytes.
+// analyses, effects and human inputs that JSON carries unchanged, and
+// compares inputs as JSON values rather than bytes.
 func OverJSON() ConformanceOption { return func(c *suite) { c.wire = true } }
 
 // WithSharedState says the runtime consults what calls share, as
@@ -182,7 +182,7 @@ func (c *suite) leftOut() []string {
 		notes = append(notes, "no Observer or logger is given or checked")
 	}
 	if c.wire {
-		notes = append(notes, "analyses and human inputs are ones JSON carries unchanged; inputs compare as JSON values")
+		notes = append(notes, "analyses, effects and human inputs are ones JSON carries unchanged; inputs compare as JSON values")
 	}
 	if !c.shared || c.noBubble {
 		notes = append(notes, "no Health, RetryBudget or LoopDetector: what calls share is not consulted")

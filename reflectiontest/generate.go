@@ -496,6 +496,13 @@ func (s *Scenario) limit(l *suite) {
 			st.human = wireHuman(st)
 		}
 	}
+	if l.wire {
+		for name, e := range s.effects {
+			if e > int(reflection.EffectNonIdempotent) {
+				s.effects[name] = int(reflection.EffectNonIdempotent) // an Effect that JSON cannot carry
+			}
+		}
+	}
 	if l.noDeadline || l.noBubble && s.deadline <= 0 {
 		s.hasDeadline, s.deadline = false, 0
 	}

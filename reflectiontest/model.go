@@ -293,6 +293,7 @@ func (m *model) ask(st *step, prompt string, effect bool) (human json.RawMessage
 		m.soft(reflection.OutcomeAskedUser, why(reflection.ReasonDeclined))
 		return nil, false
 	}
+	m.cost = 0 // a retry a human approved is not charged, so a success after it gives nothing back
 	if m.hint > 0 && m.wait(st, m.hint, true) {
 		return nil, false
 	}

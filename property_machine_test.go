@@ -2,231 +2,156 @@ package reflection_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/reflectiontest"
 )
 
-// TestPropertyMachine replays the scenarios of TestPropertyRun against the
-// state machine itself: no Driver.Run, no goroutine, no clock. A small
-// runtime written here performs each step from the scenario's script (the
-// tool's results, the reflector's answers, the cancels, a fake clock for the
-// deadline) and must arrive where the model of Run's rules says, exactly as Run
-// does. Reproduce a failure with
+// TestPropertyMachine runs the conformance suite of reflectiontest against
+// a second runtime of the machine, written below with Recovery's exported
+// methods only, as a runtime of one's own would be: it shows that the rules
+// live in the machine, and that the steps a runtime owns (the ctx checks,
+// the waits, the deadline refusal, catching panics) are few. A failure
+// prints the flags that reproduce it:
 //
-//	go test -run '^TestPropertyMachine$' -prop.seed=S -prop.only=I -v .
+//	go test . -run '^TestPropertyMachine$' -v -reflectiontest.seed=S -reflectiontest.only=I
 func TestPropertyMachine(t *testing.T) {
-	n := *propN
-	if testing.Short() {
-		n /= 5
-	}
-	seed := *propSeed
-	start, end := 0, n
-	if *propOnly >= 0 {
-		start, end = *propOnly, *propOnly+1
-	}
-	var dispatches, asked int
-	for i := start; i < end; i++ {
-		s := relGenScenario(seed, i)
-		want := s.model()
-		o, steps := s.driveMachine(t)
-		dispatches += len(o.dispatched)
-		asked += steps
-		s.observer = true // the machine's report stands in for the observer
-		s.verify(t, want, o)
-		if t.Failed() {
-			t.Fatalf("scenario %d of seed %d failed; reproduce with:\n\tgo test -run '^TestPropertyMachine$' -prop.seed=%d -prop.only=%d -v .\nscenario: %v",
-				i, seed, seed, i, s)
-		}
-	}
-	t.Logf("seed %d: %d scenarios, %d dispatches, %d steps", seed, end-start, dispatches, asked)
+	reflectiontest.Conformance(t, runMachine, reflectiontest.WithoutObserver())
 }
 
-// machineDeadline is the error the test's runtime gives Stop when a wait
-// would pass the deadline, as Run does.
-var machineDeadline = fmt.Errorf("prop: wait past the deadline: %w", context.DeadlineExceeded)
-
-// driveMachine runs s on a Recovery, performing each step from the script,
-// and returns what happened and how many steps the machine asked for.
-func (s *propScenario) driveMachine(t *testing.T) (propObserved, int) {
-	t.Helper()
-	var o propObserved
-	// The caller's context: its state is simulated, so the strategy gets a
-	// plain one carrying the task.
-	base := context.Background()
-	if s.task != "" {
-		base = reflection.ContextWithTask(base, s.task)
+// runMachine drives a Recovery by hand through one scenario: it performs
+// each step the machine asks for, checks ctx where Driver.Run does, and
+// calls Stop when ctx has ended.
+func runMachine(ctx context.Context, t *testing.T, s *reflectiontest.Scenario) reflectiontest.Ran {
+	if reflection.IdempotencyKey(ctx) == "" {
+		// One key for every attempt of the call, whatever its tool.
+		ctx = reflection.ContextWithIdempotencyKey(ctx, fmt.Sprintf("machine-%d", s.Index()))
 	}
-	var now time.Duration
-	var ctxErr error // the simulated ctx.Err()
-	cancel := func() {
-		if ctxErr == nil {
-			ctxErr = context.Canceled
+	r := s.Driver().NewRecovery(ctx, s.Call)
+	reflector, asker := s.Reflector(), s.Asker()
+	stopped := func() bool {
+		if ctx.Err() == nil {
+			return false
 		}
+		r.Stop(machineStopError(ctx))
+		return true
 	}
-	if s.hasDL && s.deadline <= 0 {
-		ctxErr = context.DeadlineExceeded
-	}
-	stopErr := func() error {
-		if errors.Is(ctxErr, context.Canceled) && s.withCause {
-			return fmt.Errorf("prop: stopped: %w: %w", ctxErr, relErrCause)
-		}
-		return fmt.Errorf("prop: stopped: %w", ctxErr)
-	}
-	advance := func(d time.Duration) {
-		now += d
-		if s.hasDL && now >= s.deadline && ctxErr == nil {
-			ctxErr = context.DeadlineExceeded
-		}
-	}
-
-	opts := s.correctionOptions(&o.filterCalls)
-	opts = append(opts, reflection.WithStrategy(reflection.StrategyFunc(func(ctx context.Context, a reflection.FailureAnalysis, attempt, maxAttempts int) reflection.RecoveryAction {
-		o.strategy = append(o.strategy, [2]int{attempt, maxAttempts})
-		st := &s.steps[min(max(attempt, 0), len(s.steps)-1)]
-		if st.cancel == propCancelInStrategy {
-			cancel()
-		}
-		if got := reflection.TaskFromContext(ctx); got != s.task {
-			t.Errorf("strategy ctx carries task %q, want %q", got, s.task)
-		}
-		if s.backoff != nil {
-			return s.backoff.Decide(ctx, a, attempt, maxAttempts)
-		}
-		if st.stratPan {
-			panic(fmt.Sprintf("strategy exploded at attempt %d", attempt))
-		}
-		return st.action
-	})))
-	r := reflection.NewDriver(opts...).NewRecovery(base, s.call)
-
-	if ctxErr != nil { // step 1 before the first call
-		r.Stop(stopErr())
-	}
-	steps := 0
-	for {
-		steps++
+	for steps := 1; ; steps++ {
 		if steps > 100 {
 			t.Fatalf("the machine asked for more than 100 steps")
 		}
 		switch step := r.Next().(type) {
 		case reflection.DispatchStep:
-			if ctxErr != nil {
-				r.Stop(stopErr())
+			if stopped() {
 				continue
 			}
-			k := len(o.dispatched)
-			o.dispatched = append(o.dispatched, step.Call)
-			if k >= len(s.steps) {
-				t.Fatalf("dispatch asked for a %d. time", k+1)
+			if step.Attempt != r.Calls() {
+				t.Errorf("DispatchStep.Attempt = %d after %d dispatches", step.Attempt, r.Calls())
 			}
-			if step.Attempt != k {
-				t.Errorf("DispatchStep.Attempt = %d, want %d", step.Attempt, k)
-			}
-			st := &s.steps[k]
-			advance(st.dur)
-			if st.cancel == propCancelInDispatch {
-				cancel()
-			}
-			res, err := machineOutcome(st, step.Call.Name)
-			r.Dispatched(res, err)
-			if _, analyze := r.Next().(reflection.AnalyzeStep); analyze && ctxErr != nil {
-				r.Stop(stopErr()) // a failure after ctx ended: no analysis
+			start := time.Now()
+			res, err := machineDispatch(ctx, s.Dispatch, step.Call)
+			r.DispatchedAt(res, err, start, time.Now())
+			if _, analyze := r.Next().(reflection.AnalyzeStep); analyze {
+				stopped() // a failure after ctx ended is not analysed
 			}
 		case reflection.AnalyzeStep:
-			f := step.Failure
-			o.failures = append(o.failures, f)
-			st := &s.steps[min(f.Attempt, len(s.steps)-1)]
-			if st.cancel == propCancelInReflector {
-				cancel()
-			}
-			a, err := machineAnalysis(st)
+			a, err := machineAnalyze(ctx, reflector, step.Failure)
 			r.Analyzed(a, err)
-			if ctxErr != nil {
-				r.Stop(stopErr())
-			}
+			stopped()
 		case reflection.WaitStep:
-			switch {
-			case step.Delay < 0:
+			if step.Delay < 0 {
 				t.Errorf("WaitStep.Delay = %v, negative", step.Delay)
-			case step.Delay > 0 && ctxErr != nil:
-				r.Stop(stopErr())
-				continue
-			case step.Delay > 0 && s.hasDL && s.deadline <= now+step.Delay:
-				r.Stop(machineDeadline)
+			}
+			if err := machineWait(ctx, step.Delay); err != nil {
+				r.Stop(err)
 				continue
 			}
-			advance(step.Delay)
 			r.Waited()
 		case reflection.AskStep:
-			t.Fatalf("AskStep without an Asker: %+v", step)
+			if asker == nil {
+				t.Fatalf("an AskStep without an Asker: %+v", step)
+			}
+			ans, err := machineAsk(ctx, asker, step.Question)
+			if stopped() {
+				continue
+			}
+			r.Answered(ans, err)
 		case reflection.DoneStep:
-			o.res, o.err, o.elapsed, o.ctxErr = step.Result, step.Err, now, ctxErr
 			rep := r.Report()
-			if rep.Result != step.Result {
-				t.Errorf("report result %+v, DoneStep result %+v", rep.Result, step.Result)
-			}
-			if len(rep.Attempts) != len(o.dispatched) {
-				t.Errorf("report has %d attempts, %d dispatches", len(rep.Attempts), len(o.dispatched))
-			}
-			for _, a := range rep.Attempts {
-				for _, c := range a.Corrections {
-					o.corrected = append(o.corrected, c.Applied)
-				}
-			}
-			o.finished, o.finishedRes, o.finishedErr = 1, step.Result, step.Err
 			if _, again := r.Next().(reflection.DoneStep); !again {
 				t.Errorf("Next after a DoneStep is not a DoneStep")
 			}
-			return o, steps
+			return reflectiontest.Ran{Result: step.Result, Err: step.Err, Report: &rep}
 		default:
 			t.Fatalf("unknown step %T", step)
 		}
 	}
 }
 
-// machineOutcome is what the scripted tool returns, with a panic turned
-// into an error as a runtime must (the machine never sees a panic).
-func machineOutcome(st *propStep, tool string) (reflection.ToolResult, error) {
-	switch st.outcome {
-	case propOutSuccess:
-		return reflection.ToolResult{ID: "tool-side-id", Content: st.content}, nil
-	case propOutIsError:
-		return reflection.ToolResult{ID: "tool-side-id", Content: st.content, IsError: true}, nil
-	case propOutErr:
-		return reflection.ToolResult{}, errors.New(st.content)
-	case propOutErrWithResult:
-		return reflection.ToolResult{Content: "a result that must not be used"}, errors.New(st.content)
-	case propOutPanicString, propOutPanicError:
-		return reflection.ToolResult{}, fmt.Errorf("tool %q panicked: %s: %w", tool, st.content, reflection.ErrPanicked)
-	case propOutPanicNil:
-		return reflection.ToolResult{}, fmt.Errorf("tool %q panicked: %s: %w", tool, relPanicNilText, reflection.ErrPanicked)
-	case propOutTypedNilErr:
-		var e *relNilError
-		return reflection.ToolResult{}, e
-	default:
-		return reflection.ToolResult{}, relPanickyError{}
+// machineStopError is the error for a ctx that has ended: it matches
+// ctx.Err() and the cancel cause.
+func machineStopError(ctx context.Context) error {
+	err := ctx.Err()
+	if cause := context.Cause(ctx); cause != nil && cause != err {
+		return fmt.Errorf("machine: call stopped: %w: %w", err, cause)
 	}
+	return fmt.Errorf("machine: call stopped: %w", err)
 }
 
-// machineAnalysis is what the scripted reflector answers, with a panic
-// turned into an error.
-func machineAnalysis(st *propStep) (reflection.FailureAnalysis, error) {
-	switch st.refl {
-	case propReflErrInternal:
-		return reflection.FailureAnalysis{}, fmt.Errorf("%w: model said nonsense", reflection.ErrInternal)
-	case propReflErrSkipped:
-		return reflection.FailureAnalysis{}, fmt.Errorf("budget spent: %w", reflection.ErrSkipped)
-	case propReflPanic:
-		return reflection.FailureAnalysis{}, fmt.Errorf("reflector panicked: %w", reflection.ErrPanicked)
-	case propReflTypedNilErr:
-		var e *relNilError
-		return st.analysis, e
-	case propReflErrWithAnalysis:
-		return st.analysis, errors.New("analysis and error both")
+// machineDispatch runs the tool, turning a panic into the error the
+// machine expects.
+func machineDispatch(ctx context.Context, dispatch reflection.DispatchFunc, call reflection.ToolCall) (res reflection.ToolResult, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			res, err = reflection.ToolResult{}, reflection.ToolPanic(call.Name, v)
+		}
+	}()
+	return dispatch(ctx, call)
+}
+
+// machineAnalyze asks the Reflector, turning a panic into an error.
+func machineAnalyze(ctx context.Context, r reflection.Reflector, f reflection.Failure) (a reflection.FailureAnalysis, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			a, err = reflection.FailureAnalysis{}, &reflection.PanicError{Where: "reflector", Value: v}
+		}
+	}()
+	return r.Analyze(ctx, f)
+}
+
+// machineAsk asks the human, turning a panic into an error.
+func machineAsk(ctx context.Context, a reflection.Asker, q reflection.Question) (ans reflection.Answer, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			ans, err = reflection.Answer{}, &reflection.PanicError{Where: "asker", Value: v}
+		}
+	}()
+	return a.Ask(ctx, q)
+}
+
+// machineWait waits d unless ctx ends first, and refuses at once a wait
+// that could not end before ctx's deadline.
+func machineWait(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
 	}
-	return st.analysis, nil
+	if ctx.Err() != nil {
+		return machineStopError(ctx)
+	}
+	if deadline, ok := ctx.Deadline(); ok {
+		if err := reflection.WaitPastDeadline(d, time.Now(), deadline); err != nil {
+			return err
+		}
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		return machineStopError(ctx)
+	}
 }

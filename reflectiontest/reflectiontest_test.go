@@ -31,6 +31,21 @@ func TestReflectorScript(t *testing.T) {
 	assert.Equal(t, []reflection.Failure{{Attempt: 0}, {Attempt: 1}, {Attempt: 2}}, r.Failures())
 }
 
+func TestReflectorRepeatLast(t *testing.T) {
+	one, two := reflection.FailureAnalysis{RootCause: "one"}, reflection.FailureAnalysis{RootCause: "two"}
+	r := reflectiontest.NewReflector(one, two)
+	assert.Same(t, r, r.RepeatLast())
+	for i, want := range []string{"one", "two", "two", "two"} {
+		a, err := r.Analyze(context.Background(), reflection.Failure{Attempt: i})
+		require.NoError(t, err, "answer %d", i)
+		assert.Equal(t, want, a.RootCause, "answer %d", i)
+	}
+	assert.Len(t, r.Failures(), 4)
+
+	_, err := reflectiontest.NewReflector().RepeatLast().Analyze(context.Background(), reflection.Failure{})
+	assert.ErrorIs(t, err, reflection.ErrInternal, "an empty script has nothing to repeat")
+}
+
 func TestStrategyScript(t *testing.T) {
 	s := reflectiontest.NewStrategy(reflection.Retry{}, reflection.Skip{Reason: "s"})
 	a := reflection.FailureAnalysis{RootCause: "x"}

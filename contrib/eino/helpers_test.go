@@ -17,6 +17,7 @@ import (
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
 	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/reflectiontest"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
@@ -107,38 +108,10 @@ func okTool(name string) *textTool {
 
 // ---- the Driver's side
 
-// reflector answers with a scripted analysis per failure, the last one
+// newReflector answers with a scripted analysis per failure, the last one
 // repeated, and records every Failure it was asked about.
-type reflector struct {
-	answers []reflection.FailureAnalysis
-
-	mu       sync.Mutex
-	failures []reflection.Failure
-}
-
-func newReflector(answers ...reflection.FailureAnalysis) *reflector {
-	return &reflector{answers: answers}
-}
-
-func (r *reflector) Analyze(_ context.Context, f reflection.Failure) (reflection.FailureAnalysis, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.failures = append(r.failures, f)
-	if len(r.answers) == 0 {
-		return reflection.FailureAnalysis{}, fmt.Errorf("test reflector has no answer: %w", reflection.ErrInternal)
-	}
-	a := r.answers[0]
-	if len(r.answers) > 1 {
-		r.answers = r.answers[1:]
-	}
-	return a, nil
-}
-
-// Failures returns every Failure the reflector was asked about.
-func (r *reflector) Failures() []reflection.Failure {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]reflection.Failure(nil), r.failures...)
+func newReflector(answers ...reflection.FailureAnalysis) *reflectiontest.Reflector {
+	return reflectiontest.NewReflector(answers...).RepeatLast()
 }
 
 func inputFix(input string) reflection.FailureAnalysis {

@@ -10,6 +10,7 @@ import (
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
 	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/reflectiontest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -28,7 +29,7 @@ func TestWrapToolOnItsOwn(t *testing.T) {
 	tests := []struct {
 		name      string
 		tool      *textTool
-		reflector *reflector // nil: the stock Driver
+		reflector *reflectiontest.Reflector // nil: the stock Driver
 		args      string
 		want      string
 		calls     int

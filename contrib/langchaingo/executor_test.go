@@ -12,6 +12,7 @@ import (
 
 	"github.com/loopctl-go/reflection"
 	reflectionlangchaingo "github.com/loopctl-go/reflection/contrib/langchaingo"
+	"github.com/loopctl-go/reflection/reflectiontest"
 )
 
 const question = "What is two plus three?"
@@ -31,7 +32,7 @@ func TestExecutorRecovers(t *testing.T) {
 		"Thought: I know the answer.\nFinal Answer: 5",
 	}}
 	tool := &adder{}
-	r := &scripted{answers: []reflection.FailureAnalysis{inputFix(reflection.TextInput("2 + 3"))}}
+	r := reflectiontest.NewReflector(inputFix(reflection.TextInput("2 + 3"))).RepeatLast()
 	driver := backoff(r, reflection.WithSchemas(reflectionlangchaingo.Schemas([]tools.Tool{tool})))
 
 	ctx := reflection.ContextWithTask(context.Background(), question)
@@ -43,7 +44,7 @@ func TestExecutorRecovers(t *testing.T) {
 	prompts := model.sent()
 	require.Len(t, prompts, 2)
 	assert.Contains(t, prompts[1], "Action Input: two plus three\nObservation: 5")
-	asked := r.asked()
+	asked := r.Failures()
 	require.Len(t, asked, 1)
 	assert.Equal(t, question, asked[0].Task)
 }
@@ -72,7 +73,7 @@ func TestExecutorExhaustion(t *testing.T) {
 		"Final Answer: The adder is broken.",
 	}}
 	tool := &adder{}
-	driver := retrying(&scripted{answers: []reflection.FailureAnalysis{transient}})
+	driver := retrying(reflectiontest.NewReflector(transient).RepeatLast())
 	answer, err := chains.Run(context.Background(), newExecutor(model, reflectionlangchaingo.WrapTools(driver, []tools.Tool{tool})), question)
 	require.NoError(t, err)
 	assert.Equal(t, "The adder is broken.", answer)
@@ -97,7 +98,7 @@ func TestExecutorWithoutWrapperAborts(t *testing.T) {
 func TestExecutorCancel(t *testing.T) {
 	model := &fakeModel{script: []string{"Action: waiter\nAction Input: go"}}
 	started := make(chan struct{})
-	driver := retrying(&scripted{answers: []reflection.FailureAnalysis{transient}})
+	driver := retrying(reflectiontest.NewReflector(transient).RepeatLast())
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		<-started

@@ -91,28 +91,6 @@ func (w waiter) Call(ctx context.Context, _ string) (string, error) {
 	return "", ctx.Err()
 }
 
-// scripted is a Reflector that gives its answers in order (the last one
-// again when they run out) and records every Failure it is asked about.
-type scripted struct {
-	mu       sync.Mutex
-	answers  []reflection.FailureAnalysis
-	failures []reflection.Failure
-}
-
-func (s *scripted) Analyze(_ context.Context, f reflection.Failure) (reflection.FailureAnalysis, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.failures = append(s.failures, f)
-	i := min(len(s.failures), len(s.answers)) - 1
-	return s.answers[i], nil
-}
-
-func (s *scripted) asked() []reflection.Failure {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]reflection.Failure(nil), s.failures...)
-}
-
 func inputFix(input json.RawMessage) reflection.FailureAnalysis {
 	return reflection.FailureAnalysis{
 		IsRecoverable: true,

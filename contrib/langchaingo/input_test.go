@@ -12,6 +12,7 @@ import (
 
 	"github.com/loopctl-go/reflection"
 	reflectionlangchaingo "github.com/loopctl-go/reflection/contrib/langchaingo"
+	"github.com/loopctl-go/reflection/reflectiontest"
 )
 
 func TestCheckInput(t *testing.T) {
@@ -79,7 +80,7 @@ func FuzzWrappedToolText(f *testing.F) {
 		f.Add(seed[0], seed[1])
 	}
 	f.Fuzz(func(t *testing.T, agentText, fixText string) {
-		r := &scripted{answers: []reflection.FailureAnalysis{inputFix(reflection.TextInput(fixText))}}
+		r := reflectiontest.NewReflector(inputFix(reflection.TextInput(fixText))).RepeatLast()
 		tool := &echo{}
 		out, err := reflectionlangchaingo.WrapTool(backoff(r), tool).Call(context.Background(), agentText)
 		require.NoError(t, err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/loopctl-go/reflection"
 	reflectionlangchaingo "github.com/loopctl-go/reflection/contrib/langchaingo"
+	"github.com/loopctl-go/reflection/reflectiontest"
 )
 
 const cannotRead = `adder: cannot read "two plus three": want "<a> + <b>"`
@@ -86,7 +87,7 @@ func TestCall(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tool := &adder{}
-			w := reflectionlangchaingo.WrapTool(tt.driver(&scripted{answers: tt.answers}), tool)
+			w := reflectionlangchaingo.WrapTool(tt.driver(reflectiontest.NewReflector(tt.answers...).RepeatLast()), tool)
 			got, err := w.Call(context.Background(), tt.input)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
@@ -102,16 +103,16 @@ func TestCall(t *testing.T) {
 // fix first) and the Reflector is told why.
 func TestInputFixMustBeTheExactEnvelope(t *testing.T) {
 	tool := &adder{}
-	r := &scripted{answers: []reflection.FailureAnalysis{
+	r := reflectiontest.NewReflector(
 		inputFix(json.RawMessage(`{"Input":"2 + 3"}`)),
 		inputFix(json.RawMessage(`{"input":"2 + 4","input":"2 + 3"}`)),
 		inputFix(reflection.TextInput("2 + 3")),
-	}}
+	).RepeatLast()
 	got, err := reflectionlangchaingo.WrapTool(backoff(r), tool).Call(context.Background(), "two plus three")
 	require.NoError(t, err)
 	assert.Equal(t, "5", got)
 	assert.Equal(t, []string{"two plus three", "2 + 3"}, tool.ran())
-	asked := r.asked()
+	asked := r.Failures()
 	require.Len(t, asked, 3)
 	for _, f := range asked[1:] {
 		assert.True(t, strings.HasPrefix(f.Error, reflection.ErrNotTextInput.Error()), f.Error)
@@ -123,10 +124,10 @@ func TestInputFixMustBeTheExactEnvelope(t *testing.T) {
 // retry runs the input as it was.
 func TestCheckInputDropsAnotherShape(t *testing.T) {
 	tool := &adder{}
-	r := &scripted{answers: []reflection.FailureAnalysis{
+	r := reflectiontest.NewReflector(
 		inputFix(json.RawMessage(`{"text":"2 + 3"}`)),
 		inputFix(reflection.TextInput("2 + 3")),
-	}}
+	).RepeatLast()
 	var dropped []string
 	d := backoff(r, reflection.WithInputCheck(reflectionlangchaingo.CheckInput), reflection.WithObserver(reflection.Observer{
 		Corrected: func(_ context.Context, _ int, _ reflection.Correction, applied bool, why string) {
@@ -148,14 +149,14 @@ func TestCheckInputDropsAnotherShape(t *testing.T) {
 // lookup, the tool's schema.
 func TestReflectorSeesTextInput(t *testing.T) {
 	tool := &adder{}
-	r := &scripted{answers: []reflection.FailureAnalysis{inputFix(reflection.TextInput("2 + 3"))}}
+	r := reflectiontest.NewReflector(inputFix(reflection.TextInput("2 + 3"))).RepeatLast()
 	w := reflectionlangchaingo.WrapTool(backoff(r, reflection.WithSchemas(reflectionlangchaingo.Schemas([]tools.Tool{tool}))), tool)
 	ctx := reflection.ContextWithTask(context.Background(), "add two and three")
 	got, err := w.Call(ctx, `two "plus" <three>`)
 	require.NoError(t, err)
 	assert.Equal(t, "5", got)
 
-	asked := r.asked()
+	asked := r.Failures()
 	require.Len(t, asked, 1)
 	assert.Equal(t, "adder", asked[0].Tool)
 	assert.JSONEq(t, `{"input":"two \"plus\" <three>"}`, string(asked[0].Input))
@@ -183,13 +184,13 @@ func TestToolChangeNeverRunsUnderAnotherName(t *testing.T) {
 	} {
 		t.Run(name+": the wrapper narrows it to its own tool", func(t *testing.T) {
 			tool := &adder{}
-			r := &scripted{answers: []reflection.FailureAnalysis{toolChange("calculator"), giveUp}}
+			r := reflectiontest.NewReflector(toolChange("calculator"), giveUp).RepeatLast()
 			shared := backoff(r, reflection.WithSchemas(lookup))
 			got, err := reflectionlangchaingo.WrapTool(shared, tool).Call(context.Background(), "two plus three")
 			require.NoError(t, err)
 			assert.Equal(t, cannotRead, got)
 			assert.Equal(t, []string{"two plus three", "two plus three"}, tool.ran(), "the retry ran adder again, under its own name")
-			for _, f := range r.asked() {
+			for _, f := range r.Failures() {
 				assert.Equal(t, "adder", f.Tool)
 				require.NotNil(t, f.Schema, "the Reflector sees the wrapper's schema")
 				assert.Equal(t, "adder", f.Schema.Name)
@@ -198,7 +199,7 @@ func TestToolChangeNeverRunsUnderAnotherName(t *testing.T) {
 	}
 	t.Run("a Driver with the wrapper's lookup drops the ToolChange", func(t *testing.T) {
 		tool := &adder{}
-		r := &scripted{answers: []reflection.FailureAnalysis{toolChange("calculator"), giveUp}}
+		r := reflectiontest.NewReflector(toolChange("calculator"), giveUp).RepeatLast()
 		var dropped []string
 		d := backoff(r, reflection.WithSchemas(reflectionlangchaingo.Schemas([]tools.Tool{tool})), reflection.WithObserver(reflection.Observer{
 			Corrected: func(_ context.Context, _ int, _ reflection.Correction, applied bool, why string) {
@@ -213,7 +214,7 @@ func TestToolChangeNeverRunsUnderAnotherName(t *testing.T) {
 		require.Len(t, dropped, 1)
 		assert.Contains(t, dropped[0], "not registered")
 		assert.Equal(t, []string{"two plus three", "two plus three"}, tool.ran(), "the retry ran adder again")
-		for _, f := range r.asked() {
+		for _, f := range r.Failures() {
 			assert.Equal(t, "adder", f.Tool)
 		}
 	})
@@ -223,7 +224,7 @@ func TestToolChangeNeverRunsUnderAnotherName(t *testing.T) {
 // Call return an error.
 func TestCallEndsWithCtx(t *testing.T) {
 	started := make(chan struct{})
-	w := reflectionlangchaingo.WrapTool(retrying(&scripted{answers: []reflection.FailureAnalysis{transient}}), waiter{started: started})
+	w := reflectionlangchaingo.WrapTool(retrying(reflectiontest.NewReflector(transient).RepeatLast()), waiter{started: started})
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		<-started
@@ -238,7 +239,7 @@ func TestCallEndsWithCtx(t *testing.T) {
 // ctx's deadline comes first is a soft end: ctx has not ended.
 func TestCallDeadlineRefusal(t *testing.T) {
 	d := reflection.NewDriver(
-		reflection.WithReflector(&scripted{answers: []reflection.FailureAnalysis{transient}}),
+		reflection.WithReflector(reflectiontest.NewReflector(transient).RepeatLast()),
 		reflection.WithStrategy(reflection.StrategyFunc(func(context.Context, reflection.FailureAnalysis, int, int) reflection.RecoveryAction {
 			return reflection.Retry{Delay: time.Hour}
 		})),
@@ -257,22 +258,22 @@ func TestCallDeadlineRefusal(t *testing.T) {
 // failure the Driver recovers from.
 func TestFailedOutput(t *testing.T) {
 	isFailure := func(out string) bool { return strings.HasPrefix(out, "error from evaluator:") }
-	r := &scripted{answers: []reflection.FailureAnalysis{inputFix(reflection.TextInput("2 + 2"))}}
+	r := reflectiontest.NewReflector(inputFix(reflection.TextInput("2 + 2"))).RepeatLast()
 
 	got, err := reflectionlangchaingo.WrapTool(backoff(r), tools.Calculator{}, reflectionlangchaingo.WithFailedOutput(isFailure)).
 		Call(context.Background(), "two + two")
 	require.NoError(t, err)
 	assert.Equal(t, "4", got)
-	asked := r.asked()
+	asked := r.Failures()
 	require.Len(t, asked, 1)
 	assert.Contains(t, asked[0].Error, "error from evaluator: input:1:1: undefined: two")
 
 	t.Run("without the option the output is a success", func(t *testing.T) {
-		r := &scripted{answers: []reflection.FailureAnalysis{inputFix(reflection.TextInput("2 + 2"))}}
+		r := reflectiontest.NewReflector(inputFix(reflection.TextInput("2 + 2"))).RepeatLast()
 		got, err := reflectionlangchaingo.WrapTool(backoff(r), tools.Calculator{}).Call(context.Background(), "two + two")
 		require.NoError(t, err)
 		assert.Contains(t, got, "error from evaluator:")
-		assert.Empty(t, r.asked())
+		assert.Empty(t, r.Failures())
 	})
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/loopctl-go/reflection"
 	reflectionmcp "github.com/loopctl-go/reflection/contrib/mcp"
+	"github.com/loopctl-go/reflection/reflectiontest"
 )
 
 func yes() *bool { v := true; return &v }
@@ -87,7 +88,7 @@ func TestEffectGuard(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixtureWith(t, setup{more: annotated})
 			d := reflection.NewDriver(
-				reflection.WithReflector(&scripted{answers: []reflection.FailureAnalysis{tt.answer}}),
+				reflection.WithReflector(reflectiontest.NewReflector(tt.answer).RepeatLast()),
 				reflection.WithStrategy(reflection.NewExponentialBackoff(1).WithBaseDelay(0)),
 				reflection.WithSchemas(f.tools.Schemas()),
 				reflection.WithEffects(f.tools.Effect),

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,29 +14,8 @@ import (
 
 	"github.com/loopctl-go/reflection"
 	reflectionmcp "github.com/loopctl-go/reflection/contrib/mcp"
+	"github.com/loopctl-go/reflection/reflectiontest"
 )
-
-// scripted is a Reflector that gives its answers in order (the last one
-// again when they run out) and records every Failure it is asked about.
-type scripted struct {
-	mu       sync.Mutex
-	answers  []reflection.FailureAnalysis
-	failures []reflection.Failure
-}
-
-func (s *scripted) Analyze(_ context.Context, f reflection.Failure) (reflection.FailureAnalysis, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.failures = append(s.failures, f)
-	i := min(len(s.failures), len(s.answers)) - 1
-	return s.answers[i], nil
-}
-
-func (s *scripted) asked() []reflection.Failure {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]reflection.Failure(nil), s.failures...)
-}
 
 func inputFix(input string) reflection.FailureAnalysis {
 	return reflection.FailureAnalysis{
@@ -68,7 +46,7 @@ func retryAfter(delay time.Duration) reflection.RecoveryStrategy {
 // stubborn is a Driver that retries every failure at once until the ceiling.
 func stubborn() *reflection.Driver {
 	return reflection.NewDriver(
-		reflection.WithReflector(&scripted{answers: []reflection.FailureAnalysis{transient}}),
+		reflection.WithReflector(reflectiontest.NewReflector(transient).RepeatLast()),
 		reflection.WithStrategy(retryAfter(0)),
 	)
 }
@@ -142,12 +120,12 @@ func TestRecovery(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t, 0)
-			r := &scripted{answers: tt.answers}
+			r := reflectiontest.NewReflector(tt.answers...).RepeatLast()
 			res, err := f.driver(r).Run(context.Background(), tt.call, reflectionmcp.Dispatch(f.session))
 			require.NoError(t, err)
 			assert.Equal(t, reflection.ToolResult{ID: tt.call.ID, Content: tt.want}, res)
 
-			asked := r.asked()
+			asked := r.Failures()
 			require.NotEmpty(t, asked)
 			assert.Contains(t, asked[0].Error, tt.wantError)
 			for tool, n := range tt.wantRuns {
@@ -161,12 +139,12 @@ func TestRecovery(t *testing.T) {
 // reaches the Reflector in Failure.Err, so errors.As finds it.
 func TestReflectorSeesSDKError(t *testing.T) {
 	f := newFixture(t, 0)
-	r := &scripted{answers: []reflection.FailureAnalysis{toolChange("search_v2")}}
+	r := reflectiontest.NewReflector(toolChange("search_v2")).RepeatLast()
 	call := reflection.ToolCall{ID: "c1", Name: "search", Input: json.RawMessage(`{"query":"todo"}`)}
 	_, err := f.driver(r).Run(context.Background(), call, reflectionmcp.Dispatch(f.session))
 	require.NoError(t, err)
 
-	asked := r.asked()
+	asked := r.Failures()
 	require.Len(t, asked, 1)
 	var wire *jsonrpc.Error
 	require.ErrorAs(t, asked[0].Err, &wire)
@@ -178,12 +156,12 @@ func TestReflectorSeesSDKError(t *testing.T) {
 // schema the server published for the failing tool.
 func TestReflectorSeesServerSchema(t *testing.T) {
 	f := newFixture(t, 0)
-	r := &scripted{answers: []reflection.FailureAnalysis{inputFix(`{"path":"notes/todo.md"}`)}}
+	r := reflectiontest.NewReflector(inputFix(`{"path":"notes/todo.md"}`)).RepeatLast()
 	call := reflection.ToolCall{ID: "c1", Name: "read_file", Input: json.RawMessage(`{"path":"todo"}`)}
 	_, err := f.driver(r).Run(context.Background(), call, reflectionmcp.Dispatch(f.session))
 	require.NoError(t, err)
 
-	asked := r.asked()
+	asked := r.Failures()
 	require.Len(t, asked, 1)
 	require.NotNil(t, asked[0].Schema)
 	assert.Equal(t, "read_file", asked[0].Schema.Name)
@@ -218,7 +196,7 @@ func TestSoftFailure(t *testing.T) {
 			IsRecoverable: true, RootCause: "needs a human", Severity: reflection.SeverityHigh,
 			Correction: &reflection.Correction{Type: reflection.Escalate},
 		}
-		res, err := reflectionmcp.CallTool(context.Background(), f.driver(&scripted{answers: []reflection.FailureAnalysis{high}}), f.session, call)
+		res, err := reflectionmcp.CallTool(context.Background(), f.driver(reflectiontest.NewReflector(high).RepeatLast()), f.session, call)
 		require.NoError(t, err)
 		assert.True(t, res.IsError)
 		assert.Contains(t, res.Content, "open missing.md: no such file or directory")
@@ -257,7 +235,7 @@ func TestExhaustion(t *testing.T) {
 func TestDeadlineRefusal(t *testing.T) {
 	f := newFixture(t, 0)
 	d := reflection.NewDriver(
-		reflection.WithReflector(&scripted{answers: []reflection.FailureAnalysis{transient}}),
+		reflection.WithReflector(reflectiontest.NewReflector(transient).RepeatLast()),
 		reflection.WithStrategy(retryAfter(time.Hour)),
 	)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -292,7 +270,7 @@ func TestCancel(t *testing.T) {
 				cancel()
 			}()
 			call := reflection.ToolCall{ID: "c1", Name: "slow", Input: json.RawMessage(`{}`)}
-			d := f.driver(&scripted{answers: []reflection.FailureAnalysis{transient}})
+			d := f.driver(reflectiontest.NewReflector(transient).RepeatLast())
 			var (
 				res reflection.ToolResult
 				err error
@@ -342,7 +320,7 @@ func TestDispatchErrors(t *testing.T) {
 		_, err := reflectionmcp.Dispatch(nil)(ctx, call)
 		require.ErrorIs(t, err, reflectionmcp.ErrNilSession)
 
-		res, err := reflectionmcp.CallTool(ctx, f.driver(&scripted{answers: []reflection.FailureAnalysis{transient}}), nil, call)
+		res, err := reflectionmcp.CallTool(ctx, f.driver(reflectiontest.NewReflector(transient).RepeatLast()), nil, call)
 		require.ErrorIs(t, err, reflectionmcp.ErrNilSession)
 		assert.Equal(t, reflection.ToolResult{ID: "x", Content: err.Error(), IsError: true}, res)
 	})

@@ -19,6 +19,7 @@ import (
 
 	"github.com/loopctl-go/reflection"
 	reflectionmcp "github.com/loopctl-go/reflection/contrib/mcp"
+	"github.com/loopctl-go/reflection/reflectiontest"
 )
 
 // protocols are the two ways the SDK delivers tools/list_changed: on the
@@ -87,7 +88,7 @@ func TestToolsFollowListChanges(t *testing.T) {
 				assert.Equal(t, "The new search.", s.Description)
 				assert.Equal(t, []string{"flaky", "read_file", "search_v1", "search_v2", "search_v3"}, names(f.tools.Catalog(context.Background())))
 
-				r := &scripted{answers: []reflection.FailureAnalysis{toolChange("search_v3")}}
+				r := reflectiontest.NewReflector(toolChange("search_v3")).RepeatLast()
 				call := reflection.ToolCall{ID: "c1", Name: "search_v1", Input: json.RawMessage(`{"query":"todo"}`)}
 				res, err := f.driver(r).Run(context.Background(), call, reflectionmcp.Dispatch(f.session))
 				require.NoError(t, err)
@@ -231,7 +232,7 @@ func TestToolsFollowOneSession(t *testing.T) {
 func TestToolsConcurrentUse(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFixture(t, 1)
-		d := f.driver(&scripted{answers: []reflection.FailureAnalysis{inputFix(`{"path":"notes/todo.md"}`)}})
+		d := f.driver(reflectiontest.NewReflector(inputFix(`{"path":"notes/todo.md"}`)).RepeatLast())
 		var wg sync.WaitGroup
 		for i := range 8 {
 			wg.Go(func() {

@@ -65,6 +65,7 @@ type Failure struct {
 	Task        string
 	Attempt     int
 	MaxAttempts int
+	Effect      reflection.Effect
 	Err         *ErrorData
 }
 
@@ -72,7 +73,7 @@ type Failure struct {
 func NewFailure(f reflection.Failure) Failure {
 	w := Failure{
 		Error: f.Error, Tool: f.Tool, Input: f.Input, Task: f.Task,
-		Attempt: f.Attempt, MaxAttempts: f.MaxAttempts, Err: NewErrorData(f.Err),
+		Attempt: f.Attempt, MaxAttempts: f.MaxAttempts, Effect: f.Effect, Err: NewErrorData(f.Err),
 	}
 	if f.Schema != nil {
 		s := *f.Schema
@@ -86,7 +87,7 @@ func NewFailure(f reflection.Failure) Failure {
 func (f Failure) Rebuild() reflection.Failure {
 	r := reflection.Failure{
 		Error: f.Error, Tool: f.Tool, Input: f.Input, Task: f.Task,
-		Attempt: f.Attempt, MaxAttempts: f.MaxAttempts, Err: f.Err.Rebuild(),
+		Attempt: f.Attempt, MaxAttempts: f.MaxAttempts, Effect: f.Effect, Err: f.Err.Rebuild(),
 	}
 	if f.Schema != nil {
 		s := *f.Schema
@@ -104,6 +105,7 @@ type failureJSON struct {
 	Task        string          `json:"task,omitempty"`
 	Attempt     int             `json:"attempt"`
 	MaxAttempts int             `json:"max_attempts"`
+	Effect      uint8           `json:"effect,omitempty"` // a reflection.Effect, as a number: any value crosses
 	Err         *ErrorData      `json:"err,omitempty"`
 }
 
@@ -118,7 +120,7 @@ type schemaJSON struct {
 func (f Failure) MarshalJSON() ([]byte, error) {
 	w := failureJSON{
 		Error: f.Error, Tool: f.Tool, Task: f.Task,
-		Attempt: f.Attempt, MaxAttempts: f.MaxAttempts, Err: f.Err,
+		Attempt: f.Attempt, MaxAttempts: f.MaxAttempts, Effect: uint8(f.Effect), Err: f.Err,
 	}
 	w.Input, w.InputBytes = splitRaw(f.Input)
 	if s := f.Schema; s != nil {
@@ -136,7 +138,7 @@ func (f *Failure) UnmarshalJSON(b []byte) error {
 	}
 	*f = Failure{
 		Error: w.Error, Tool: w.Tool, Input: joinRaw(w.Input, w.InputBytes), Task: w.Task,
-		Attempt: w.Attempt, MaxAttempts: w.MaxAttempts, Err: w.Err,
+		Attempt: w.Attempt, MaxAttempts: w.MaxAttempts, Effect: reflection.Effect(w.Effect), Err: w.Err,
 	}
 	if s := w.Schema; s != nil {
 		f.Schema = &reflection.ToolSchema{

@@ -1,0 +1,103 @@
+package reflectiontemporal_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/reflectiontest"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	rt "github.com/loopctl-go/reflection/contrib/temporal"
+)
+
+// TestConformance runs the generated scenarios of reflectiontest's suite
+// through Run, in the SDK's test environment, and checks every rule of
+// recovery against the same model Driver.Run is checked against. What a
+// workflow cannot do as a Go program does is declared: no synctest bubble
+// (the environment has its own clock), no cancel at an exact point, no
+// Observer (workflow code calls none), and what crosses an activity must
+// survive JSON. A human answers through the Update, as a host would.
+func TestConformance(t *testing.T) {
+	reflectiontest.Conformance(t, runInWorkflow,
+		reflectiontest.WithoutBubble(), reflectiontest.WithoutCancel(),
+		reflectiontest.WithoutObserver(), reflectiontest.OverJSON(), reflectiontest.Scenarios(300))
+}
+
+// runInWorkflow runs one scenario's call through Run in a workflow of its
+// own: the tool and the Reflector as the registered activities, the run
+// timeout from the scenario's deadline, and the scenario's human answering
+// each question by Update once the analysis before it has completed.
+func runInWorkflow(_ context.Context, t *testing.T, s *reflectiontest.Scenario) reflectiontest.Ran {
+	var suite testsuite.WorkflowTestSuite
+	suite.SetLogger(quietLogger())
+	env := suite.NewTestWorkflowEnvironment()
+	env.SetTestTimeout(30 * time.Second)
+	if d, ok := s.Deadline(); ok {
+		env.SetWorkflowRunTimeout(d)
+	}
+	if err := rt.Register(env, s.Dispatch, s.Reflector()); err != nil {
+		t.Fatal(err)
+	}
+	opts := []rt.Option{rt.WithTask(s.Task)}
+	if asker := s.Asker(); asker != nil {
+		opts = append(opts, rt.WithAsk(10*time.Microsecond))
+		answered := map[int]bool{}
+		env.SetOnActivityCompletedListener(func(info *activity.Info, _ converter.EncodedValue, _ error) {
+			if info.ActivityType.Name != rt.AnalyzeActivity {
+				return
+			}
+			env.RegisterDelayedCallback(func() {
+				v, err := env.QueryWorkflow(rt.QueryName(s.Call.ID))
+				if err != nil {
+					return
+				}
+				var st rt.Status
+				if v.Get(&st) != nil || st.State != rt.StateAsking || st.Ask == nil || answered[st.Attempt] {
+					return
+				}
+				answered[st.Attempt] = true
+				ans, err := askSafely(asker, st.Ask.Question.Rebuild())
+				if err != nil {
+					return // nobody answers: the question times out
+				}
+				env.UpdateWorkflow(rt.UpdateName(s.Call.ID), "", &testsuite.TestUpdateCallback{
+					OnAccept: func() {}, OnReject: func(error) {}, OnComplete: func(any, error) {},
+				}, ans)
+			}, time.Microsecond)
+		})
+	}
+	var res reflection.ToolResult
+	var rep reflection.Report
+	var err error
+	env.RegisterWorkflowWithOptions(func(ctx workflow.Context) error {
+		res, rep, err = rt.Run(ctx, s.Driver(), s.Call, opts...)
+		return nil
+	}, workflow.RegisterOptions{Name: "one-call"})
+	env.ExecuteWorkflow("one-call")
+	if !env.IsWorkflowCompleted() || env.GetWorkflowError() != nil {
+		t.Fatalf("the workflow did not complete: %v", env.GetWorkflowError())
+	}
+	var waited time.Duration
+	for _, a := range rep.Attempts {
+		if a.Wait != nil && !a.Wait.Stopped {
+			waited += a.Wait.Delay
+		}
+	}
+	return reflectiontest.Ran{Result: res, Err: err, Report: &rep, Elapsed: waited}
+}
+
+// askSafely asks the scenario's human, turning a panic into an error: that
+// human then does not answer, and the question times out.
+func askSafely(a reflection.Asker, q reflection.Question) (ans reflection.Answer, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			ans, err = reflection.Answer{}, &reflection.PanicError{Where: "asker", Value: v}
+		}
+	}()
+	return a.Ask(context.Background(), q)
+}

@@ -15,19 +15,22 @@ const DefaultMaxCorrectedInput = 1 << 20
 // reason kept for the runtime to log, and the call stays as it was. human
 // marks an input from a human's Answer, which passes the same guards.
 func (r *Recovery) applyCorrection(c *Correction, human bool) {
-	var next ToolCall
-	var why, detail string
-	var changes bool
+	var (
+		why, detail string
+		changes     bool
+	)
 	if p := &r.plan; p.done && p.c == c && !human {
-		next, why, detail, changes = p.next, p.why, p.detail, p.changes // worked out at the decision
+		why, detail, changes = p.why, p.detail, p.changes // worked out at the decision
+		if changes && why == "" {
+			r.cur = p.next
+		}
 	} else {
-		next, why, detail, changes = r.s.correctedCall(r.cur, c)
+		why, detail, changes = r.s.correct(&r.cur, c)
 	}
 	if !changes {
 		return // advisory: the retry runs unchanged
 	}
 	if why == "" {
-		r.cur = next
 		r.corrected = true
 	}
 	r.fixes[r.nfix] = fixRecord{c: c, human: human, applied: why == "", why: why, detail: detail}
@@ -37,30 +40,30 @@ func (r *Recovery) applyCorrection(c *Correction, human bool) {
 	}
 }
 
-// correctedCall returns the call that c makes of cur. changes is false for
-// an advisory correction; otherwise why says why c cannot apply ("" when it
-// can), and detail gives the input check's own words apart.
-func (s *settings) correctedCall(cur ToolCall, c *Correction) (next ToolCall, why, detail string, changes bool) {
-	next = cur
+// correct applies c to *call when it can. changes is false for an advisory
+// correction; otherwise why says why c cannot apply ("" when it did), and
+// detail gives the input check's own words apart. *call is left as it was
+// when c cannot apply.
+func (s *settings) correct(call *ToolCall, c *Correction) (why, detail string, changes bool) {
+	name, input := call.Name, call.Input
 	switch c.Type {
 	case InputFix:
-		if why = s.inputFixProblem(c.ModifiedInput); why == "" {
-			next.Input = c.ModifiedInput
+		if why = s.inputFixProblem(c.ModifiedInput); why != "" {
+			return why, "", true
 		}
+		input = c.ModifiedInput
 	case ToolChange:
-		if why = s.toolChangeProblem(cur.Name, c.AlternativeTool); why == "" {
-			next.Name = c.AlternativeTool
+		if why = s.toolChangeProblem(name, c.AlternativeTool); why != "" {
+			return why, "", true
 		}
+		name = c.AlternativeTool
 	default:
-		return cur, "", "", false
+		return "", "", false
 	}
-	if why == "" {
-		why, detail = s.checkInput(next)
+	if why, detail = s.checkInput(name, input); why == "" {
+		call.Name, call.Input = name, input
 	}
-	if why != "" {
-		return cur, why, detail, true
-	}
-	return next, "", "", true
+	return why, detail, true
 }
 
 // ErrAnswerInput is wrapped by Recovery.CheckAnswer's error.
@@ -83,7 +86,7 @@ func (r *Recovery) CheckAnswer(ans Answer) error {
 	}
 	cur := r.planNext().next
 	human := Correction{Type: InputFix, ModifiedInput: ans.Input}
-	if _, why, detail, _ := r.s.correctedCall(cur, &human); why != "" {
+	if why, detail, _ := r.s.correct(&cur, &human); why != "" {
 		if detail != "" {
 			return fmt.Errorf("%w: %s: %s", ErrAnswerInput, why, detail)
 		}
@@ -172,12 +175,12 @@ func (s *settings) allowed(from, to string) (ok bool) {
 // checkInput runs the host's input check (WithInputCheck) on the call a
 // correction would make. It returns the reason to drop the correction, or
 // "", and the check's own words (which may quote the input) apart.
-func (s *settings) checkInput(call ToolCall) (why, detail string) {
+func (s *settings) checkInput(tool string, input json.RawMessage) (why, detail string) {
 	if s.inputCheck == nil {
 		return "", ""
 	}
 	res := checked{check: s.inputCheck}
-	res.run(call)
+	res.run(tool, input)
 	switch {
 	case res.panicked:
 		return whyCheckPanicked, res.detail
@@ -195,11 +198,11 @@ type checked struct {
 	detail   string
 }
 
-func (c *checked) run(call ToolCall) {
+func (c *checked) run(tool string, input json.RawMessage) {
 	defer func() {
 		if v := recover(); v != nil {
 			c.panicked, c.detail = true, fmt.Sprint(v)
 		}
 	}()
-	c.err = c.check(call.Name, call.Input)
+	c.err = c.check(tool, input)
 }

@@ -36,6 +36,11 @@ type Driver struct {
 	// (an observer hook, an attempt timeout, a loop detector), so Run sets up
 	// the machine before it; the zero Driver needs none.
 	hooked bool
+
+	// busy is set when something happens around the machine's steps (a
+	// hook, a log, an attempt timeout, shared state, an idempotency key);
+	// without, Run drives the machine in a loop of its own, the cheapest.
+	busy bool
 }
 
 // NewDriver returns a Driver configured by opts. Without options it uses
@@ -78,6 +83,7 @@ func (d *Driver) resolve() {
 		d.inputCheck = reflectorCheck(d.reflector, d.schemas)
 	}
 	d.hooked = d.observer != nil || d.attemptTimeout > 0 || d.detection
+	d.busy = d.hooked || d.logger != nil || d.health != nil || d.budget != nil || d.effect != nil
 }
 
 // defaultDriver stands in for a nil *Driver.

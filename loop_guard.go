@@ -15,10 +15,11 @@ type plan struct {
 // planNext returns the plan of the current decision.
 func (r *Recovery) planNext() *plan {
 	if !r.plan.done {
-		c := r.an.a.Correction
-		r.plan = plan{done: true, c: c, next: r.cur}
-		if c != nil {
-			r.plan.next, r.plan.why, r.plan.detail, r.plan.changes = r.s.correctedCall(r.cur, c)
+		p := &r.plan
+		p.done, p.c, p.next = true, r.an.a.Correction, r.cur
+		p.why, p.detail, p.changes = "", "", false
+		if p.c != nil {
+			p.why, p.detail, p.changes = r.s.correct(&p.next, p.c)
 		}
 	}
 	return &r.plan
@@ -62,5 +63,5 @@ func (r *Recovery) loopRefuses() bool {
 	if p.why != "" || sameCall(p.next, r.cur) {
 		return false // dropped, or a no-op: a plain retry
 	}
-	return r.loops.has(p.next)
+	return r.loops != nil && r.loops.has(p.next)
 }

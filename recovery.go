@@ -49,7 +49,7 @@ type Recovery struct {
 	repeats   int  // how often the session saw the latest result (a loop detector's count)
 
 	plan  plan     // the next attempt's call, worked out at the decision
-	loops loopSeen // the calls corrections have left (WithLoopGuard)
+	loops *loopSeen // the calls corrections have left (WithLoopGuard); nil until one has
 
 	// The last analysis answered without an error, for the recovery notes.
 	lastCause string
@@ -191,7 +191,8 @@ func (r *Recovery) dispatched(o *outcome, start, end time.Time) {
 		r.recordDispatch(o.res, o.err, start, end)
 	}
 	if !o.failed() {
-		r.finish(ToolResult{ID: r.call.ID, Content: r.successContent(o.res.Content)}, nil, OutcomeSucceeded, "")
+		r.reason = ""
+		r.finish(ToolResult{ID: r.call.ID, Content: r.successContent(o.res.Content)}, nil, OutcomeSucceeded)
 		return
 	}
 	f := &r.fail
@@ -218,14 +219,18 @@ func (r *Recovery) dispatched(o *outcome, start, end time.Time) {
 // not asked; otherwise the strategy decides, inside the machine.
 func (r *Recovery) Analyzed(a FailureAnalysis, err error) {
 	r.expect(phaseAnalyze, "Analyzed")
-	r.analyzed(analysis{a: a, err: err})
+	r.an.a, r.an.err = a, err
+	r.analyzed()
 }
 
-// analyzed is Analyzed once the step is checked.
-func (r *Recovery) analyzed(an analysis) {
-	r.an = an
+// answer is where the runtime puts the Reflector's answer before it calls
+// analyzed: Analyzed's twin, without copying the answer twice.
+func (r *Recovery) answer() *analysis { return &r.an }
+
+// analyzed is Analyzed once the step is checked and the answer is in r.an.
+func (r *Recovery) analyzed() {
 	r.hint = 0
-	r.plan = plan{}
+	r.plan.done = false
 	var action RecoveryAction
 	reason := ReasonStrategy
 	if err := r.an.err; err != nil {
@@ -261,27 +266,39 @@ func (r *Recovery) analyzed(an analysis) {
 // passes them all waits, then retries.
 func (r *Recovery) retryDecided(act Retry) {
 	if r.attempt == MaxRecoveryAttempts {
+		r.reason = ReasonCeiling
 		r.finish(ToolResult{ID: r.call.ID, Content: r.fail.Error, IsError: true},
-			&ToolRecoveryExhaustedError{Tool: r.call.Name, Attempts: r.calls}, OutcomeExhausted, ReasonCeiling)
+			&ToolRecoveryExhaustedError{Tool: r.call.Name, Attempts: r.calls}, OutcomeExhausted)
 		return
 	}
-	if prompt, refuse := r.effectRefuses(); refuse {
-		r.action, r.reason, r.effectAsk = AskUser{Prompt: prompt}, ReasonAmbiguousEffect, true
-		if r.rep != nil {
-			r.recordAction()
-		}
-		r.askDecided(r.action.(AskUser))
+	if r.ambiguous && r.effectGuard() {
 		return
 	}
 	if r.findHint() > 0 && r.refuseHint() {
 		return
 	}
-	if r.loopRefuses() {
+	if r.s.loopGuard && r.loopRefuses() {
 		r.reason = ReasonCorrectionLoop
 		r.endSoft(r.fail.Error, OutcomeFailed)
 		return
 	}
 	r.startWait(max(act.Delay, r.hint, 0), false)
+}
+
+// effectGuard turns the Retry into the effect guard's AskUser when the
+// guard refuses it, and reports whether it did.
+func (r *Recovery) effectGuard() bool {
+	prompt, refuse := r.effectRefuses()
+	if !refuse {
+		return false
+	}
+	act := AskUser{Prompt: prompt}
+	r.action, r.reason, r.effectAsk = act, ReasonAmbiguousEffect, true
+	if r.rep != nil {
+		r.recordAction()
+	}
+	r.askDecided(act)
+	return true
 }
 
 // askDecided follows an AskUser: a question when the runtime can ask, else
@@ -418,7 +435,8 @@ func (r *Recovery) Stop(err error) {
 	if reason == ReasonLoopDetected {
 		text = loopRefusal + ErrorText(err)
 	}
-	r.finish(ToolResult{ID: r.call.ID, Content: text, IsError: true}, err, OutcomeStopped, reason)
+	r.reason = reason
+	r.finish(ToolResult{ID: r.call.ID, Content: text, IsError: true}, err, OutcomeStopped)
 }
 
 // Refuse ends the loop softly because the runtime will not perform the
@@ -461,7 +479,10 @@ func (r *Recovery) Refuse(err error) {
 func (r *Recovery) retry() {
 	r.nfix = 0
 	r.approved = false
-	left := r.cur
+	var left ToolCall
+	if r.s.loopGuard {
+		left = r.cur
+	}
 	if c := r.an.a.Correction; c != nil {
 		r.applyCorrection(c, false)
 	}
@@ -470,7 +491,10 @@ func (r *Recovery) retry() {
 		r.human = nil
 		r.applyCorrection(in, true)
 	}
-	if r.s.loopGuard && r.nfix > 0 {
+	if r.s.loopGuard && r.nfix > 0 && !sameCall(left, r.cur) {
+		if r.loops == nil {
+			r.loops = new(loopSeen)
+		}
 		r.loops.leave(left, r.cur)
 	}
 	r.attempt++
@@ -483,7 +507,7 @@ func (r *Recovery) endSoft(content string, o Outcome) {
 	if r.s.notes {
 		content = withNote(withNote(content, r.softNote()), repeatNote(r.repeats))
 	}
-	r.finish(ToolResult{ID: r.call.ID, Content: content, IsError: true}, nil, o, r.reason)
+	r.finish(ToolResult{ID: r.call.ID, Content: content, IsError: true}, nil, o)
 }
 
 // successContent is a success's output, followed by the recovery note when
@@ -495,9 +519,9 @@ func (r *Recovery) successContent(output string) string {
 	return withNote(output, successNote(r.cur))
 }
 
-// finish ends the loop with res and err.
-func (r *Recovery) finish(res ToolResult, err error, o Outcome, reason Reason) {
-	r.result, r.err, r.outcome, r.reason = res, err, o, reason
+// finish ends the loop with res and err; r.reason is already set.
+func (r *Recovery) finish(res ToolResult, err error, o Outcome) {
+	r.result, r.err, r.outcome = res, err, o
 	r.phase = phaseDone
 	if r.rep != nil {
 		r.recordEnd()
@@ -581,13 +605,12 @@ func (r *Recovery) Repeated(n int) {
 // decide asks the strategy and keeps only the four action values; anything
 // else (nil, a pointer, a panic) becomes Fail, and valid is false.
 func decide(ctx context.Context, s RecoveryStrategy, a *FailureAnalysis, attempt int) (action RecoveryAction, valid bool) {
-	askStrategy(ctx, s, a, attempt, &action, &valid)
-	if !valid {
-		return action, false
-	}
-	switch action.(type) {
+	askStrategy(ctx, s, a, attempt, &action)
+	switch act := action.(type) {
 	case Retry, Skip, AskUser, Fail:
 		return action, true
+	case strategyPanic:
+		return Fail(act), false
 	case nil:
 		return Fail{Reason: "recovery strategy returned no action"}, false
 	default:
@@ -595,19 +618,24 @@ func decide(ctx context.Context, s RecoveryStrategy, a *FailureAnalysis, attempt
 	}
 }
 
-// askStrategy calls the strategy into out, turning a panic into Fail.
-func askStrategy(ctx context.Context, s RecoveryStrategy, a *FailureAnalysis, attempt int, out *RecoveryAction, valid *bool) {
-	defer catchStrategy(out, valid)
+// askStrategy calls the strategy into out, turning a panic into a
+// strategyPanic.
+func askStrategy(ctx context.Context, s RecoveryStrategy, a *FailureAnalysis, attempt int, out *RecoveryAction) {
+	defer catchStrategy(out)
 	*out = s.Decide(ctx, *a, attempt, MaxRecoveryAttempts+1)
-	*valid = true
 }
 
-func catchStrategy(out *RecoveryAction, valid *bool) {
+func catchStrategy(out *RecoveryAction) {
 	if v := recover(); v != nil {
-		*out = Fail{Reason: (&PanicError{Where: "recovery strategy", Value: v}).Error()}
-		*valid = false
+		*out = strategyPanic{Reason: (&PanicError{Where: "recovery strategy", Value: v}).Error()}
 	}
 }
+
+// strategyPanic stands, inside decide, for a strategy that panicked.
+type strategyPanic Fail
+
+func (strategyPanic) isRecoveryAction() {}
+func (p strategyPanic) String() string  { return Fail(p).String() }
 
 // analysis is what the Reflector answered, or the error it gave instead.
 type analysis struct {

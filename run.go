@@ -31,7 +31,8 @@ func (d *Driver) drive(ctx context.Context, call ToolCall, dispatch DispatchFunc
 	if obs := d.observer; obs != nil && obs.CallStart != nil {
 		ctx = obs.CallStart(ctx, call)
 	}
-	rt := runtime{d: d, ctx: ctx, dispatch: dispatch, reflector: d.reflector}
+	var rt runtime // set field by field: a composite literal this large is built, then copied
+	rt.d, rt.ctx, rt.dispatch, rt.reflector = d, ctx, dispatch, d.reflector
 	r := &rt.r
 	r.init(ctx, call, &d.settings)
 	r.rep = rep
@@ -44,11 +45,48 @@ func (d *Driver) drive(ctx context.Context, call ToolCall, dispatch DispatchFunc
 	switch {
 	case first != nil:
 		r.dispatched(first, time.Time{}, time.Time{})
-		rt.afterDispatch(call, first)
+		if d.health != nil || rt.detector != nil {
+			rt.afterDispatch(call, first)
+		}
 		rt.stoppedAfterFailure()
 	case dispatch == nil:
 		r.Stop(ErrNilDispatch)
 	}
+	if !d.busy && rep == nil {
+		for {
+			switch r.pending() {
+			case phaseDispatch:
+				if ctx.Err() != nil {
+					rt.stop()
+					continue
+				}
+				callDispatch(ctx, r.running(), dispatch, &rt.o)
+				r.dispatched(&rt.o, time.Time{}, time.Time{})
+				if r.pending() == phaseAnalyze && ctx.Err() != nil {
+					rt.stop()
+				}
+			case phaseAnalyze:
+				analyze(ctx, rt.reflector, r.failure(), r.answer())
+				r.analyzed()
+				if ctx.Err() != nil {
+					rt.stop()
+				}
+			case phaseWait:
+				step := r.waitStep()
+				if err := d.wait(ctx, step.Attempt, step.Delay); err != nil {
+					r.Stop(err)
+					continue
+				}
+				r.retry()
+			case phaseAsk:
+				rt.askStep()
+			default:
+				done := r.done()
+				return done.Result, done.Err
+			}
+		}
+	}
+
 	for {
 		switch r.pending() {
 		case phaseDispatch:
@@ -71,9 +109,12 @@ func (rt *runtime) ended() bool {
 	if rt.ctx.Err() == nil {
 		return false
 	}
-	rt.r.Stop(stopError(rt.ctx))
+	rt.stop()
 	return true
 }
+
+// stop ends the call with the cancel error of rt.ctx.
+func (rt *runtime) stop() { rt.r.Stop(stopError(rt.ctx)) }
 
 // stoppedAfterFailure applies that rule after a failed dispatch: the caller
 // has gone, so no Reflector is asked.
@@ -141,7 +182,9 @@ func (rt *runtime) dispatchStep() {
 		end = now()
 	}
 	r.dispatched(&rt.o, start, end)
-	rt.afterDispatch(step.Call, &rt.o)
+	if d.health != nil || rt.detector != nil {
+		rt.afterDispatch(step.Call, &rt.o)
+	}
 	if obs := d.observer; obs != nil && obs.DispatchDone != nil {
 		obs.DispatchDone(ctx, step.Attempt, rt.o.res, rt.o.err)
 	}
@@ -175,9 +218,8 @@ func (rt *runtime) afterDispatch(call ToolCall, o *outcome) {
 // answer, and tells the observer and the log what the machine decided.
 func (rt *runtime) analyzeStep() {
 	d, r := rt.d, &rt.r
-	f := r.failure()
-	var an analysis
-	analyze(rt.ctx, rt.reflector, f, &an)
+	f, an := r.failure(), r.answer()
+	analyze(rt.ctx, rt.reflector, f, an)
 	obs := d.observer
 	if obs != nil && obs.Analyzed != nil {
 		obs.Analyzed(rt.ctx, *f, an.a, an.err)
@@ -185,7 +227,7 @@ func (rt *runtime) analyzeStep() {
 	if an.err != nil && d.logger != nil {
 		d.logReflectorError(rt.ctx, r, an.err)
 	}
-	r.analyzed(an)
+	r.analyzed()
 	if obs != nil && obs.Decided != nil {
 		obs.Decided(rt.ctx, f.Attempt, r.Action())
 	}

@@ -190,9 +190,11 @@ func Scan(b []byte, lim Limits) (r Result) {
 			size := end - i - 2
 			r.MaxString, r.MaxKey = max(r.MaxString, size), max(r.MaxKey, size)
 			if !r.Dup {
+				key, top := span{int32(i + 1), int32(end - 1), escaped}, &frames[len(frames)-1]
 				var dup bool
-				keys, dup = addKey(b, keys, &frames[len(frames)-1], span{int32(i + 1), int32(end - 1), escaped})
-				if dup {
+				if int(top.first) == len(keys) && top.folded == nil {
+					keys = append(keys, key) // the object's first key: nothing to compare
+				} else if keys, dup = addKey(b, keys, top, key); dup {
 					r.Dup, r.DupKey = true, b[i+1:end-1]
 				}
 			}

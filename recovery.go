@@ -48,7 +48,7 @@ type Recovery struct {
 	approved  bool // the pending wait follows a human's approval
 	repeats   int  // how often the session saw the latest result (a loop detector's count)
 
-	plan  plan     // the next attempt's call, worked out at the decision
+	plan  plan      // the next attempt's call, worked out at the decision
 	loops *loopSeen // the calls corrections have left (WithLoopGuard); nil until one has
 
 	// The last analysis answered without an error, for the recovery notes.

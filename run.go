@@ -11,16 +11,16 @@ import (
 // what calls share (a Health, a RetryBudget, a LoopDetector). It drives the
 // machine only through its methods. It lives on the stack of Run.
 type runtime struct {
+	r         Recovery // the machine, by value: it stays on Run's stack
+	o         outcome  // what the latest dispatch returned
 	d         *Driver
 	ctx       context.Context // the call's ctx, as the Observer's CallStart left it
 	dispatch  DispatchFunc
-	r         Recovery // the machine, by value: it stays on Run's stack
 	reflector Reflector
 	detector  *LoopDetector
-	seen      digest // the loop detector's digest of the call being dispatched
 	minted    bool   // the idempotency key is in ctx
 	cost      int    // the budget tokens the pending retry took
-	o         outcome
+	seen      digest // the loop detector's digest of the call being dispatched
 }
 
 // drive runs a Recovery for call to its end. first is the failed outcome of

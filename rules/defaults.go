@@ -2,13 +2,15 @@ package rules
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net"
 	"net/url"
 	"os"
 	"slices"
 	"sync"
+
+	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/internal/errchain"
 )
 
 // Defaults returns the stock table, a fresh slice on every call. It answers
@@ -74,12 +76,11 @@ var stockRules = sync.OnceValue(func() []Rule {
 		{Name: "connection-errno", When: ErrorIs(connectionErrnos...),
 			Then: Transient("the connection was refused, reset or broken")},
 		{Name: "connection-closed", When: ErrorAs(func(e *url.Error) bool {
-			return errors.Is(e.Err, io.EOF) || errors.Is(e.Err, io.ErrUnexpectedEOF)
+			return errchain.Is(e.Err, io.EOF) || errchain.Is(e.Err, io.ErrUnexpectedEOF)
 		}), Then: Transient("the server closed the connection before answering")},
 		{Name: "permission", When: ErrorIs(os.ErrPermission), Then: auth},
 		{Name: "retry-after-error", When: Condition{match: func(v *failureView) bool {
-			_, ok := retryAfterOfError(v.f.Err)
-			return ok
+			return reflection.RetryAfterHint(v.f.Err) > 0
 		}}, Then: Transient("the service asked for a later retry")},
 		{Name: "http-status-auth", When: Any(errorStatus(401), All(errorStatus(403), Not(rateLimited))), Then: auth},
 		{Name: "http-status-transient", When: All(errorStatus(transientStatuses...), Not(permanent)),

@@ -17,8 +17,10 @@ const (
 
 // failureView is what the conditions of one Analyze look at: the failure, its
 // text cut to the scan window and lower-cased once, and facts about its error
-// chain and text worked out on first use. Every call into host error values
-// made here is guarded: a panic counts as "nothing found".
+// chain and text worked out on first use. The facts about the error chain are
+// the root package's (reflection.ErrorText, StatusCode, RetryAfterHint), so
+// the rules read an error as the Driver does: every method call guarded,
+// every walk of the chain bounded.
 type failureView struct {
 	f     *reflection.Failure
 	text  string // the failure text, cut to the scan window
@@ -42,7 +44,7 @@ type failureView struct {
 func newFailureView(f *reflection.Failure, now func() time.Time) failureView {
 	text := f.Error
 	if text == "" && f.Err != nil {
-		text = errorText(f.Err)
+		text = reflection.ErrorText(f.Err)
 	}
 	text = scanWindow(text)
 	return failureView{f: f, text: text, lower: lowerASCII(text), now: now}
@@ -79,16 +81,6 @@ func lowerASCII(s string) string {
 	return string(b)
 }
 
-// errorText returns err.Error(), or "" when that panics.
-func errorText(err error) (text string) {
-	defer func() {
-		if recover() != nil {
-			text = ""
-		}
-	}()
-	return err.Error()
-}
-
 // status returns the HTTP status of the failure: the one a method in the
 // error chain reports, else the one the text states, else 0.
 func (v *failureView) status() int {
@@ -102,7 +94,7 @@ func (v *failureView) status() int {
 func (v *failureView) errorStatus() int {
 	if !v.errStatusDone {
 		v.errStatusDone = true
-		v.errStatus = statusOfError(v.f.Err)
+		v.errStatus = reflection.StatusCode(v.f.Err)
 	}
 	return v.errStatus
 }
@@ -121,7 +113,8 @@ func (v *failureView) statusInText() int {
 func (v *failureView) retryAfter() (time.Duration, bool) {
 	if !v.hintDone {
 		v.hintDone = true
-		v.hint, v.hasHint = retryAfterOfError(v.f.Err)
+		v.hint = reflection.RetryAfterHint(v.f.Err)
+		v.hasHint = v.hint > 0
 		if !v.hasHint {
 			v.hint, v.hasHint = retryAfterInText(v.text, v.lower, v.now)
 		}

@@ -4,6 +4,7 @@ package rules_test
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"strings"
@@ -41,6 +42,23 @@ func BenchmarkAnalyze(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				r.Analyze(ctx, c.f)
+			}
+		})
+	}
+}
+
+// BenchmarkUnknownToolLongName measures one Analyze of a call to an unknown
+// tool whose name (the model's to choose) is very long, against a host with
+// 200 tools: the work must be bounded by the list, not by the name.
+func BenchmarkUnknownToolLongName(b *testing.B) {
+	r := rules.New(rules.UnknownTool(hostTools(200)...))
+	ctx := context.Background()
+	for _, size := range []int{64 << 10, 1 << 20} {
+		f := reflection.Failure{Tool: longToolName(size), Error: "Unknown tool"}
+		b.Run(fmt.Sprintf("%d KiB name, 200 tools", size>>10), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				r.Analyze(ctx, f)
 			}
 		})
 	}

@@ -111,13 +111,77 @@ func TestEditDistance(t *testing.T) {
 		{"kitten", "sitting", 3},
 		{"", "abc", 3},
 	}
+	rows := newDistanceRows(16)
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, editDistance([]rune(tt.a), []rune(tt.b)), "%q %q", tt.a, tt.b)
-		assert.Equal(t, tt.want, editDistance([]rune(tt.b), []rune(tt.a)), "%q %q", tt.b, tt.a)
+		assert.Equal(t, tt.want, editDistanceWithin([]rune(tt.a), []rune(tt.b), 10, rows), "%q %q", tt.a, tt.b)
+		assert.Equal(t, tt.want, editDistanceWithin([]rune(tt.b), []rune(tt.a), 10, rows), "%q %q", tt.b, tt.a)
+		if tt.want > 0 {
+			assert.Equal(t, tt.want, editDistanceWithin([]rune(tt.a), []rune(tt.b), tt.want-1, rows),
+				"%q %q: past the limit, the limit plus one", tt.a, tt.b)
+		}
 	}
-	assert.Equal(t, "readfile", normalizeToolName("readFile"))
-	assert.Equal(t, "readfile", normalizeToolName("READ_FILE"))
-	assert.Equal(t, "getjsondata", normalizeToolName("getJSONData"))
+	assert.True(t, sameToolName("readFile", "read_file"))
+	assert.True(t, sameToolName("READ_FILE", "read-file"))
+	assert.True(t, sameToolName("getJSONData", "get_json_data"))
+	assert.False(t, sameToolName("read_file", "read_files"))
+	assert.False(t, sameToolName("read_files", "read_file"))
+	assert.Equal(t, "getjsondata", string(keyOf("getJSONData").ordered))
 	k := keyOf("search_web")
 	assert.Equal(t, string(keyOf("web-search").sorted), string(k.sorted))
+}
+
+// TestEditDistanceWithinMatchesFullTable checks the banded distance against
+// the whole table, on every pair of short strings over a small alphabet (so
+// swaps, repeats and long runs all occur) and every limit up to their
+// length.
+func TestEditDistanceWithinMatchesFullTable(t *testing.T) {
+	var words []string
+	var grow func(prefix string)
+	grow = func(prefix string) {
+		words = append(words, prefix)
+		if len(prefix) < 4 {
+			for _, c := range "abc" {
+				grow(prefix + string(c))
+			}
+		}
+	}
+	grow("")
+	rows := newDistanceRows(4)
+	for _, a := range words {
+		for _, b := range words {
+			want := fullEditDistance([]rune(a), []rune(b))
+			for limit := 0; limit <= 5; limit++ {
+				got := editDistanceWithin([]rune(a), []rune(b), limit, rows)
+				if want <= limit && got != want || want > limit && got != limit+1 {
+					t.Fatalf("editDistanceWithin(%q, %q, %d) = %d; the distance is %d", a, b, limit, got, want)
+				}
+			}
+		}
+	}
+}
+
+// fullEditDistance is the optimal-string-alignment distance by the whole
+// table, the textbook way.
+func fullEditDistance(a, b []rune) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
 }

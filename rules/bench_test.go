@@ -23,6 +23,8 @@ func BenchmarkAnalyze(b *testing.B) {
 	traceback := "Traceback (most recent call last):\n" +
 		strings.Repeat("  File \"/srv/app/handlers.py\", line 120, in handle\n    return self.dispatch(request)\n", 200) +
 		"KeyError: 'id'"
+	buildLog := strings.Repeat("[build] compiling module github.com/acme/service/internal/handlers (pkg 12 of 40)\n", (1<<20)/80) +
+		"error: exit status 2"
 	cases := []struct {
 		name string
 		f    reflection.Failure
@@ -33,6 +35,7 @@ func BenchmarkAnalyze(b *testing.B) {
 		{"text hit (auth)", reflection.Failure{Tool: "fetch", Error: "Error code: 401 - {'type': 'error', 'error': {'type': 'authentication_error', 'message': 'invalid x-api-key'}}"}},
 		{"miss (short)", reflection.Failure{Tool: "parse", Error: "json: cannot unmarshal string into Go value of type int"}},
 		{"miss (16 KiB traceback)", reflection.Failure{Tool: "run_python", Error: traceback}},
+		{"miss (1 MiB log)", reflection.Failure{Tool: "run_shell", Error: buildLog}},
 		{"unknown tool", reflection.Failure{Tool: "web_serach", Error: `calling "tools/call": unknown tool "web_serach"`}},
 	}
 	r := rules.New(append(rules.Defaults(), rules.UnknownTool("web_search", "read_file", "write_file", "fetch"))...)

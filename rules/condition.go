@@ -198,3 +198,19 @@ func (s *needleSet) pattern(re string, needles ...string) Condition {
 		return cheap.match(v) && compiled.MatchString(v.lower)
 	}}
 }
+
+// phrasesBeyondWindow holds when the text beyond the scan window (up to
+// authScanLimit) contains any of needles, in either case; s must be a set
+// with foldCase.
+func (s *needleSet) phrasesBeyondWindow(needles ...string) Condition {
+	ids := s.add(needles...)
+	return Condition{match: func(v *failureView) bool {
+		found := v.needlesFoundBeyondWindow(s)
+		for _, id := range ids {
+			if found.has(id) {
+				return true
+			}
+		}
+		return false
+	}}
+}

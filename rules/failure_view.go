@@ -15,6 +15,13 @@ const (
 	scanHalf  = scanLimit / 2
 )
 
+// The few words that mean rejected credentials or a refused permission are
+// looked for further: through the first authScanLimit bytes of the text, so
+// an AccessDeniedException in the middle of a long trace is seen, however
+// transient the words at its ends. One pass of a small automaton over at
+// most this much keeps a miss cheap.
+const authScanLimit = 64 << 10
+
 // failureView is what the conditions of one Analyze look at: the failure, its
 // text cut to the scan window and lower-cased once, and facts about its error
 // chain and text worked out on first use. The facts about the error chain are
@@ -23,6 +30,7 @@ const (
 // every walk of the chain bounded.
 type failureView struct {
 	f     *reflection.Failure
+	full  string // the failure text as given
 	text  string // the failure text, cut to the scan window
 	lower string // text with ASCII letters lower-cased; same offsets as text
 	now   func() time.Time
@@ -39,6 +47,9 @@ type failureView struct {
 
 	scannedBy *needleSet // the set whose needles found holds; nil before
 	found     foundNeedles
+
+	middleScannedBy *needleSet // the same, for the text beyond the window
+	middleFound     foundNeedles
 }
 
 func newFailureView(f *reflection.Failure, now func() time.Time) failureView {
@@ -46,8 +57,8 @@ func newFailureView(f *reflection.Failure, now func() time.Time) failureView {
 	if text == "" && f.Err != nil {
 		text = reflection.ErrorText(f.Err)
 	}
-	text = scanWindow(text)
-	return failureView{f: f, text: text, lower: lowerASCII(text), now: now}
+	window := scanWindow(text)
+	return failureView{f: f, full: text, text: window, lower: lowerASCII(window), now: now}
 }
 
 // scanWindow returns s, or its first and last scanHalf bytes joined by a
@@ -57,6 +68,22 @@ func scanWindow(s string) string {
 		return s
 	}
 	return s[:scanHalf] + "\n" + s[len(s)-scanHalf:]
+}
+
+// beyondWindow returns the part of s that scanWindow leaves out, up to
+// authScanLimit bytes from the start of s, widened by overlap bytes on each
+// side so that a word the window's edge cuts is read whole. It is "" when the
+// window holds all of s.
+func beyondWindow(s string, overlap int) string {
+	if len(s) <= scanLimit {
+		return ""
+	}
+	from := scanHalf - overlap
+	to := min(len(s)-scanHalf+overlap, authScanLimit)
+	if to <= from {
+		return ""
+	}
+	return s[from:to]
 }
 
 // lowerASCII lower-cases the ASCII letters of s and leaves every other byte
@@ -120,6 +147,18 @@ func (v *failureView) retryAfter() (time.Duration, bool) {
 		}
 	}
 	return v.hint, v.hasHint
+}
+
+// needlesFoundBeyondWindow returns the needles of s (a set with foldCase)
+// that the text beyond the scan window contains, up to authScanLimit,
+// scanning it on first use.
+func (v *failureView) needlesFoundBeyondWindow(s *needleSet) *foundNeedles {
+	if v.middleScannedBy != s {
+		v.middleScannedBy = s
+		v.middleFound = foundNeedles{}
+		s.scan(beyondWindow(v.full, s.longest-1), &v.middleFound)
+	}
+	return &v.middleFound
 }
 
 // needlesFound returns the needles of s that the lower-cased text contains,

@@ -185,3 +185,22 @@ func fullEditDistance(a, b []rune) int {
 	}
 	return d[len(a)][len(b)]
 }
+
+// FuzzEditDistanceWithin checks the banded distance against the whole table
+// on names the fuzzer chooses (the called name is the model's).
+func FuzzEditDistanceWithin(f *testing.F) {
+	f.Add("web_serach", "web_search", 2)
+	f.Add("readFile", "read_file", 0)
+	f.Add("", "abc", 1)
+	f.Fuzz(func(t *testing.T, a, b string, limit int) {
+		ra, rb := []rune(a), []rune(b)
+		if len(ra) > 64 || len(rb) > 64 || limit < -1 || limit > 70 {
+			return
+		}
+		want := fullEditDistance(ra, rb)
+		got := editDistanceWithin(ra, rb, limit, newDistanceRows(len(rb)))
+		if want <= limit && got != want || want > limit && got != limit+1 {
+			t.Fatalf("editDistanceWithin(%q, %q, %d) = %d; the distance is %d", a, b, limit, got, want)
+		}
+	})
+}

@@ -25,7 +25,10 @@ import (
 //     overload wording of the major cloud and model APIs, and database
 //     deadlocks, serialization failures, lock timeouts and busy databases;
 //   - authentication and permission failures (401, 403, permission denied,
-//     unauthenticated, an invalid API key, expired tokens) are not
+//     unauthenticated, an invalid, revoked or disabled API key, expired
+//     tokens, a suspended or disabled account, a firewall's block page) and
+//     TLS certificates the caller cannot trust (an unknown authority, an
+//     expired certificate, one issued for another name) are not
 //     recoverable, SeverityHigh, with an Escalate correction;
 //   - an exhausted quota or billing limit (OpenAI's insufficient_quota, a
 //     daily limit) is the same: a human must act;
@@ -34,13 +37,23 @@ import (
 //     pointer) are skipped, even under a status or a word that would
 //     otherwise read as transient.
 //
-// Typed errors are asked first (Failure.Err with errors.Is and errors.As:
+// Rejected credentials, refused permissions and untrusted certificates are
+// asked first, typed (os.ErrPermission, a StatusCode() of 401 or 403) or
+// written anywhere in the text, and they win over any transient word beside
+// them: a 503 that says the account is suspended, an x509 error under gRPC's
+// Unavailable, an SSH authentication failure followed by "connection
+// reset". Retrying rejected credentials cannot succeed and can lock the
+// account. Their words are looked for through the first 64 KiB of the text,
+// so an AccessDeniedException in the middle of a long trace counts; every
+// other word only in its first and last 4 KiB. Then come the other typed
+// errors (Failure.Err, in bounded walks of its chain:
 // context.DeadlineExceeded, net.Error timeouts, syscall connection errors,
-// *net.DNSError, os.ErrPermission, an error with a RetryAfter() or a
-// StatusCode() / HTTPStatusCode() method), the text second. Words count only
-// in context: "timeout must be positive" is not a timeout, "all goroutines
-// are asleep - deadlock!" is not a database deadlock, and "invalid rate limit
-// setting" is not a rate limit.
+// *net.DNSError, an error with a RetryAfter() or a StatusCode() /
+// HTTPStatusCode() method), then the rest of the text. Words count only in
+// context: "timeout must be positive" is not a timeout, "all goroutines are
+// asleep - deadlock!" is not a database deadlock, "invalid rate limit
+// setting" is not a rate limit, and a 403 that says "rate limit exceeded"
+// is one.
 //
 // The rules are named (see Rule.Name); a program can drop or reorder them,
 // or add its own around them.

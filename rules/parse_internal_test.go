@@ -264,7 +264,7 @@ func TestSameToolName(t *testing.T) {
 	assert.True(t, sameToolName("s3_v0", "S3V0"))
 	assert.True(t, sameToolName("a\x7fb", "ab"), "DEL is a separator")
 	assert.True(t, sameToolName("Zip_Archive", "zip-archive"))
-	for _, word := range []string{"09", "az", "AZ"} {
+	for _, word := range []string{"0", "9", "a", "z", "A", "Z", "09", "az", "AZ"} {
 		assert.False(t, sameToolName(word, ""), "%q is made of letters or digits", word)
 		assert.False(t, sameToolName("", word))
 	}

@@ -58,8 +58,9 @@
 // text once for all its phrases (one automaton), runs its few regular
 // expressions only where their words occur, and reads a long text only
 // through its first and last 4 KiB, and through its first 64 KiB for the
-// few words of rejected credentials (a second, smaller automaton), so a
-// miss costs microseconds however much a tool printed. The rules read a
+// few words of rejected credentials (a second, smaller automaton): a short
+// miss costs a microsecond or two, and no text, however much a tool
+// printed, costs more than one pass over those bytes. The rules read a
 // host's error value as the root package does (reflection.ErrorText,
 // StatusCode, RetryAfterHint): every walk of its chain is bounded, so a
 // chain that loops ends, and a panic of one of its methods (Is, As, Error,

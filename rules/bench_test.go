@@ -4,6 +4,7 @@ package rules_test
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"strings"
@@ -22,6 +23,8 @@ func BenchmarkAnalyze(b *testing.B) {
 	traceback := "Traceback (most recent call last):\n" +
 		strings.Repeat("  File \"/srv/app/handlers.py\", line 120, in handle\n    return self.dispatch(request)\n", 200) +
 		"KeyError: 'id'"
+	buildLog := strings.Repeat("[build] compiling module github.com/acme/service/internal/handlers (pkg 12 of 40)\n", (1<<20)/80) +
+		"error: exit status 2"
 	cases := []struct {
 		name string
 		f    reflection.Failure
@@ -32,6 +35,7 @@ func BenchmarkAnalyze(b *testing.B) {
 		{"text hit (auth)", reflection.Failure{Tool: "fetch", Error: "Error code: 401 - {'type': 'error', 'error': {'type': 'authentication_error', 'message': 'invalid x-api-key'}}"}},
 		{"miss (short)", reflection.Failure{Tool: "parse", Error: "json: cannot unmarshal string into Go value of type int"}},
 		{"miss (16 KiB traceback)", reflection.Failure{Tool: "run_python", Error: traceback}},
+		{"miss (1 MiB log)", reflection.Failure{Tool: "run_shell", Error: buildLog}},
 		{"unknown tool", reflection.Failure{Tool: "web_serach", Error: `calling "tools/call": unknown tool "web_serach"`}},
 	}
 	r := rules.New(append(rules.Defaults(), rules.UnknownTool("web_search", "read_file", "write_file", "fetch"))...)
@@ -41,6 +45,23 @@ func BenchmarkAnalyze(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				r.Analyze(ctx, c.f)
+			}
+		})
+	}
+}
+
+// BenchmarkUnknownToolLongName measures one Analyze of a call to an unknown
+// tool whose name (the model's to choose) is very long, against a host with
+// 200 tools: the work must be bounded by the list, not by the name.
+func BenchmarkUnknownToolLongName(b *testing.B) {
+	r := rules.New(rules.UnknownTool(hostTools(200)...))
+	ctx := context.Background()
+	for _, size := range []int{64 << 10, 1 << 20} {
+		f := reflection.Failure{Tool: longToolName(size), Error: "Unknown tool"}
+		b.Run(fmt.Sprintf("%d KiB name, 200 tools", size>>10), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				r.Analyze(ctx, f)
 			}
 		})
 	}

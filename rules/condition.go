@@ -1,12 +1,12 @@
 package rules
 
 import (
-	"errors"
 	"regexp"
 	"slices"
 	"strconv"
 
 	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/internal/errchain"
 )
 
 // Condition decides whether a Rule applies to a failure. Build one with
@@ -27,8 +27,10 @@ type Condition struct {
 	match func(v *failureView) bool
 }
 
-// ErrorIs holds when errors.Is(Failure.Err, target) holds for any of the
-// targets.
+// ErrorIs holds when an error in Failure.Err's chain is any of targets, by
+// the rules of errors.Is (equal to it, or an Is method that says so). The
+// walk is bounded and guarded, as the root package's is: a chain that loops
+// ends, and a method that panics means no match.
 func ErrorIs(targets ...error) Condition {
 	targets = slices.Clone(targets)
 	return Condition{match: func(v *failureView) bool {
@@ -36,7 +38,7 @@ func ErrorIs(targets ...error) Condition {
 			return false
 		}
 		for _, t := range targets {
-			if errors.Is(v.f.Err, t) {
+			if errchain.Is(v.f.Err, t) {
 				return true
 			}
 		}
@@ -44,8 +46,9 @@ func ErrorIs(targets ...error) Condition {
 	}}
 }
 
-// ErrorAs holds when an error in Failure.Err's chain is a T (errors.As) and
-// match, when not nil, accepts it. T may be an interface:
+// ErrorAs holds when an error in Failure.Err's chain is a T (by the rules of
+// errors.As, in a bounded and guarded walk) and match, when not nil, accepts
+// it. T may be an interface:
 //
 //	rules.ErrorAs(func(e net.Error) bool { return e.Timeout() })
 //	rules.ErrorAs[*net.DNSError](nil)
@@ -54,8 +57,8 @@ func ErrorAs[T error](match func(T) bool) Condition {
 		if v.f.Err == nil {
 			return false
 		}
-		var target T
-		if !errors.As(v.f.Err, &target) {
+		target, ok := errchain.As[T](v.f.Err)
+		if !ok {
 			return false
 		}
 		return match == nil || match(target)
@@ -193,5 +196,21 @@ func (s *needleSet) pattern(re string, needles ...string) Condition {
 	cheap := s.phrases(needles...)
 	return Condition{match: func(v *failureView) bool {
 		return cheap.match(v) && compiled.MatchString(v.lower)
+	}}
+}
+
+// phrasesBeyondWindow holds when the text beyond the scan window (up to
+// authScanLimit) contains any of needles, in either case; s must be a set
+// with foldCase.
+func (s *needleSet) phrasesBeyondWindow(needles ...string) Condition {
+	ids := s.add(needles...)
+	return Condition{match: func(v *failureView) bool {
+		found := v.needlesFoundBeyondWindow(s)
+		for _, id := range ids {
+			if found.has(id) {
+				return true
+			}
+		}
+		return false
 	}}
 }

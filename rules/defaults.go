@@ -2,13 +2,15 @@ package rules
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net"
 	"net/url"
 	"os"
 	"slices"
 	"sync"
+
+	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/internal/errchain"
 )
 
 // Defaults returns the stock table, a fresh slice on every call. It answers
@@ -23,7 +25,10 @@ import (
 //     overload wording of the major cloud and model APIs, and database
 //     deadlocks, serialization failures, lock timeouts and busy databases;
 //   - authentication and permission failures (401, 403, permission denied,
-//     unauthenticated, an invalid API key, expired tokens) are not
+//     unauthenticated, an invalid, revoked or disabled API key, expired
+//     tokens, a suspended or disabled account, a firewall's block page) and
+//     TLS certificates the caller cannot trust (an unknown authority, an
+//     expired certificate, one issued for another name) are not
 //     recoverable, SeverityHigh, with an Escalate correction;
 //   - an exhausted quota or billing limit (OpenAI's insufficient_quota, a
 //     daily limit) is the same: a human must act;
@@ -32,13 +37,23 @@ import (
 //     pointer) are skipped, even under a status or a word that would
 //     otherwise read as transient.
 //
-// Typed errors are asked first (Failure.Err with errors.Is and errors.As:
+// Rejected credentials, refused permissions and untrusted certificates are
+// asked first, typed (os.ErrPermission, a StatusCode() of 401 or 403) or
+// written anywhere in the text, and they win over any transient word beside
+// them: a 503 that says the account is suspended, an x509 error under gRPC's
+// Unavailable, an SSH authentication failure followed by "connection
+// reset". Retrying rejected credentials cannot succeed and can lock the
+// account. Their words are looked for through the first 64 KiB of the text,
+// so an AccessDeniedException in the middle of a long trace counts; every
+// other word only in its first and last 4 KiB. Then come the other typed
+// errors (Failure.Err, in bounded walks of its chain:
 // context.DeadlineExceeded, net.Error timeouts, syscall connection errors,
-// *net.DNSError, os.ErrPermission, an error with a RetryAfter() or a
-// StatusCode() / HTTPStatusCode() method), the text second. Words count only
-// in context: "timeout must be positive" is not a timeout, "all goroutines
-// are asleep - deadlock!" is not a database deadlock, and "invalid rate limit
-// setting" is not a rate limit.
+// *net.DNSError, an error with a RetryAfter() or a StatusCode() /
+// HTTPStatusCode() method), then the rest of the text. Words count only in
+// context: "timeout must be positive" is not a timeout, "all goroutines are
+// asleep - deadlock!" is not a database deadlock, "invalid rate limit
+// setting" is not a rate limit, and a 403 that says "rate limit exceeded"
+// is one.
 //
 // The rules are named (see Rule.Name); a program can drop or reorder them,
 // or add its own around them.
@@ -52,18 +67,44 @@ var stockRules = sync.OnceValue(func() []Rule {
 			"A human must fix the key, token or permissions; retrying the same call cannot succeed."
 		quotaGuidance = "The account's quota or billing limit is used up. " +
 			"A human must raise the limit or add credit; retrying before that cannot succeed."
+		certificateGuidance = "The server's TLS certificate could not be verified (an unknown authority, " +
+			"an expired certificate, one issued for another name) or the server refused the client's. " +
+			"A human must fix the certificate or the trust store; retrying cannot succeed."
 	)
 	auth := Escalate("authentication or permission failure", authGuidance)
 
 	// Every phrase of the table goes into one automaton, so a text is read
-	// once however many rules ask about it.
+	// once however many rules ask about it; the few words of rejected
+	// credentials go into a second, read beyond the scan window too.
 	n := &needleSet{}
 	defer n.compile()
+	beyond := &needleSet{foldCase: true}
+	defer beyond.compile()
 
 	rateLimited := rateLimitWording(n)
-	permanent := Any(tooLargeWording(n), quotaWording(n))
+	quota := quotaWording(n)
+	permanent := Any(tooLargeWording(n), quota)
 
 	return []Rule{
+		// Rejected credentials and refused permissions come first, typed or
+		// written anywhere in the text: no transient word beside them (a
+		// 503, "try again later", "connection reset", a timeout) makes a
+		// retry of the same credentials safe, and retrying them can lock
+		// the account.
+		{Name: "permission", When: ErrorIs(os.ErrPermission), Then: auth},
+		{Name: "http-status-auth", When: Any(errorStatus(401), All(errorStatus(403), Not(rateLimited))), Then: auth},
+		{Name: "credential-timeout", When: credentialFetchTimedOut(n),
+			Then: Transient("fetching credentials timed out")},
+		{Name: "auth", When: Any(textStatus(401), authWording(n), beyond.phrasesBeyondWindow(rejectionNeedles...)), Then: auth},
+		{Name: "untrusted-certificate", When: Any(n.phrases(untrustedCertificateNeedles...),
+			beyond.phrasesBeyondWindow(untrustedCertificateNeedles...)),
+			Then: Escalate("the server's TLS certificate is not trusted", certificateGuidance)},
+		// A bare 403, "Forbidden" or a firewall's block page, unless the
+		// text says it is a rate limit (GitHub answers some rate limits with
+		// 403) or a used-up quota.
+		{Name: "forbidden", When: All(Any(textStatus(403), n.pattern(`\bforbidden\b`, "forbidden"), blockPage(n)), Not(rateLimited), Not(quota)),
+			Then: auth},
+
 		// Typed errors.
 		{Name: "context-deadline", When: ErrorIs(context.DeadlineExceeded),
 			Then: Transient("the call ran out of time (context deadline exceeded)")},
@@ -74,26 +115,20 @@ var stockRules = sync.OnceValue(func() []Rule {
 		{Name: "connection-errno", When: ErrorIs(connectionErrnos...),
 			Then: Transient("the connection was refused, reset or broken")},
 		{Name: "connection-closed", When: ErrorAs(func(e *url.Error) bool {
-			return errors.Is(e.Err, io.EOF) || errors.Is(e.Err, io.ErrUnexpectedEOF)
+			return errchain.Is(e.Err, io.EOF) || errchain.Is(e.Err, io.ErrUnexpectedEOF)
 		}), Then: Transient("the server closed the connection before answering")},
-		{Name: "permission", When: ErrorIs(os.ErrPermission), Then: auth},
 		{Name: "retry-after-error", When: Condition{match: func(v *failureView) bool {
-			_, ok := retryAfterOfError(v.f.Err)
-			return ok
+			return reflection.RetryAfterHint(v.f.Err) > 0
 		}}, Then: Transient("the service asked for a later retry")},
-		{Name: "http-status-auth", When: Any(errorStatus(401), All(errorStatus(403), Not(rateLimited))), Then: auth},
 		{Name: "http-status-transient", When: All(errorStatus(transientStatuses...), Not(permanent)),
 			Then: Transient("the service answered with a transient HTTP status")},
 
 		// Text: what must not be taken for what it resembles.
 		{Name: "go-runtime-bug", When: goRuntimeFailure(n),
 			Then: Skip("a Go runtime failure is a bug, not a transient condition")},
-		{Name: "credential-timeout", When: credentialFetchTimedOut(n),
-			Then: Transient("fetching credentials timed out")},
-		{Name: "auth", When: Any(textStatus(401), authWording(n)), Then: auth},
 		{Name: "too-large", When: tooLargeWording(n),
 			Then: Skip("the request is too large for the service; only a smaller request can succeed")},
-		{Name: "quota", When: quotaWording(n),
+		{Name: "quota", When: quota,
 			Then: Escalate("the account's quota or billing limit is used up", quotaGuidance)},
 
 		// Text: transient failures.
@@ -112,10 +147,6 @@ var stockRules = sync.OnceValue(func() []Rule {
 		{Name: "network", When: networkWording(n), Then: Transient("the network connection failed")},
 		{Name: "database", When: databaseWording(n),
 			Then: Transient("the database aborted the transaction (deadlock, serialization failure, lock timeout) or is busy")},
-
-		// Text: a bare 403 or "Forbidden", once rate limits had their say
-		// (GitHub answers some rate limits with 403).
-		{Name: "forbidden", When: Any(textStatus(403), n.pattern(`\bforbidden\b`, "forbidden")), Then: auth},
 	}
 })
 

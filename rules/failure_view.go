@@ -15,12 +15,22 @@ const (
 	scanHalf  = scanLimit / 2
 )
 
+// The few words that mean rejected credentials or a refused permission are
+// looked for further: through the first authScanLimit bytes of the text, so
+// an AccessDeniedException in the middle of a long trace is seen, however
+// transient the words at its ends. One pass of a small automaton over at
+// most this much keeps a miss cheap.
+const authScanLimit = 64 << 10
+
 // failureView is what the conditions of one Analyze look at: the failure, its
 // text cut to the scan window and lower-cased once, and facts about its error
-// chain and text worked out on first use. Every call into host error values
-// made here is guarded: a panic counts as "nothing found".
+// chain and text worked out on first use. The facts about the error chain are
+// the root package's (reflection.ErrorText, StatusCode, RetryAfterHint), so
+// the rules read an error as the Driver does: every method call guarded,
+// every walk of the chain bounded.
 type failureView struct {
 	f     *reflection.Failure
+	full  string // the failure text as given
 	text  string // the failure text, cut to the scan window
 	lower string // text with ASCII letters lower-cased; same offsets as text
 	now   func() time.Time
@@ -37,15 +47,18 @@ type failureView struct {
 
 	scannedBy *needleSet // the set whose needles found holds; nil before
 	found     foundNeedles
+
+	middleScannedBy *needleSet // the same, for the text beyond the window
+	middleFound     foundNeedles
 }
 
 func newFailureView(f *reflection.Failure, now func() time.Time) failureView {
 	text := f.Error
 	if text == "" && f.Err != nil {
-		text = errorText(f.Err)
+		text = reflection.ErrorText(f.Err)
 	}
-	text = scanWindow(text)
-	return failureView{f: f, text: text, lower: lowerASCII(text), now: now}
+	window := scanWindow(text)
+	return failureView{f: f, full: text, text: window, lower: lowerASCII(window), now: now}
 }
 
 // scanWindow returns s, or its first and last scanHalf bytes joined by a
@@ -55,6 +68,22 @@ func scanWindow(s string) string {
 		return s
 	}
 	return s[:scanHalf] + "\n" + s[len(s)-scanHalf:]
+}
+
+// beyondWindow returns the part of s that scanWindow leaves out, up to
+// authScanLimit bytes from the start of s, widened by overlap bytes on each
+// side so that a word the window's edge cuts is read whole. It is "" when the
+// window holds all of s.
+func beyondWindow(s string, overlap int) string {
+	if len(s) <= scanLimit {
+		return ""
+	}
+	from := scanHalf - overlap
+	to := min(len(s)-scanHalf+overlap, authScanLimit)
+	if to <= from {
+		return ""
+	}
+	return s[from:to]
 }
 
 // lowerASCII lower-cases the ASCII letters of s and leaves every other byte
@@ -79,16 +108,6 @@ func lowerASCII(s string) string {
 	return string(b)
 }
 
-// errorText returns err.Error(), or "" when that panics.
-func errorText(err error) (text string) {
-	defer func() {
-		if recover() != nil {
-			text = ""
-		}
-	}()
-	return err.Error()
-}
-
 // status returns the HTTP status of the failure: the one a method in the
 // error chain reports, else the one the text states, else 0.
 func (v *failureView) status() int {
@@ -102,7 +121,7 @@ func (v *failureView) status() int {
 func (v *failureView) errorStatus() int {
 	if !v.errStatusDone {
 		v.errStatusDone = true
-		v.errStatus = statusOfError(v.f.Err)
+		v.errStatus = reflection.StatusCode(v.f.Err)
 	}
 	return v.errStatus
 }
@@ -121,12 +140,25 @@ func (v *failureView) statusInText() int {
 func (v *failureView) retryAfter() (time.Duration, bool) {
 	if !v.hintDone {
 		v.hintDone = true
-		v.hint, v.hasHint = retryAfterOfError(v.f.Err)
+		v.hint = reflection.RetryAfterHint(v.f.Err)
+		v.hasHint = v.hint > 0
 		if !v.hasHint {
 			v.hint, v.hasHint = retryAfterInText(v.text, v.lower, v.now)
 		}
 	}
 	return v.hint, v.hasHint
+}
+
+// needlesFoundBeyondWindow returns the needles of s (a set with foldCase)
+// that the text beyond the scan window contains, up to authScanLimit,
+// scanning it on first use.
+func (v *failureView) needlesFoundBeyondWindow(s *needleSet) *foundNeedles {
+	if v.middleScannedBy != s {
+		v.middleScannedBy = s
+		v.middleFound = foundNeedles{}
+		s.scan(beyondWindow(v.full, s.longest-1), &v.middleFound)
+	}
+	return &v.middleFound
 }
 
 // needlesFound returns the needles of s that the lower-cased text contains,

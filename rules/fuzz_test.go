@@ -17,9 +17,10 @@ import (
 // Analyze must not panic, must answer the same twice, must never call a
 // failure recoverable and escalate it at once, must only fail with
 // ErrSkipped or ErrInternal, and must only name a listed tool. The seeds
-// are the messages of the data set.
+// are the messages of the data set and of the credential failures beside
+// transient words.
 func FuzzAnalyzeText(f *testing.F) {
-	for _, file := range datasetFiles {
+	for _, file := range append(datasetFiles[:len(datasetFiles):len(datasetFiles)], authBesideTransientFile) {
 		fh, err := os.Open(file)
 		if err != nil {
 			f.Fatal(err)

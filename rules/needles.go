@@ -7,13 +7,19 @@ package rules
 //
 // A needleSet is filled by add while the stock table is built, then
 // compiled once; after that it is read-only and safe for concurrent use.
+// A set with foldCase reads ASCII letters of either case as the same, so it
+// can scan a text that was never lower-cased.
 type needleSet struct {
-	needles []string
+	needles  []string
+	foldCase bool
+	longest  int // the longest needle, in bytes
 
-	// The compiled automaton.
+	// The compiled automaton. A state is kept as its row's offset in delta
+	// (state*classes), so a step is one load; the low bit of an entry says
+	// whether some needle ends in the state it leads to.
 	class   [256]uint8 // byte -> class; 0 is "a byte no needle has"
 	classes int
-	delta   []uint16   // state*classes + class -> next state
+	delta   []uint32   // state*classes + class -> next state*classes<<1 | ends
 	out     [][]uint16 // state -> the needles that end here
 }
 
@@ -35,6 +41,7 @@ func (s *needleSet) add(needles ...string) []uint16 {
 		}
 		ids[i] = uint16(len(s.needles))
 		s.needles = append(s.needles, n)
+		s.longest = max(s.longest, len(n))
 	}
 	if len(s.needles) > maxNeedles {
 		panic("rules: too many needles for the stock table")
@@ -48,10 +55,18 @@ func (s *needleSet) compile() {
 	s.classes = 1
 	for _, n := range s.needles {
 		for i := 0; i < len(n); i++ {
+			if 'A' <= n[i] && n[i] <= 'Z' {
+				panic("rules: a needle must be lower case: " + n)
+			}
 			if s.class[n[i]] == 0 {
 				s.class[n[i]] = uint8(s.classes)
 				s.classes++
 			}
+		}
+	}
+	if s.foldCase {
+		for c := byte('A'); c <= 'Z'; c++ {
+			s.class[c] = s.class[c+'a'-'A']
 		}
 	}
 	// The trie, with 0 for "no edge" (the root is never a target).
@@ -74,13 +89,13 @@ func (s *needleSet) compile() {
 		panic("rules: the stock table's needles are too long")
 	}
 	// Breadth first: failure links, full transitions, merged outputs.
-	s.delta = make([]uint16, len(trie)*s.classes)
+	next := make([]uint16, len(trie)*s.classes)
 	s.out = make([][]uint16, len(trie))
 	fail := make([]uint16, len(trie))
 	queue := make([]uint16, 0, len(trie))
 	for c := 0; c < s.classes; c++ {
 		if child := trie[0][c]; child != 0 {
-			s.delta[c] = child
+			next[c] = child
 			queue = append(queue, child)
 		}
 	}
@@ -89,25 +104,39 @@ func (s *needleSet) compile() {
 		queue = queue[1:]
 		s.out[state] = append(append([]uint16(nil), ends[state]...), s.out[fail[state]]...)
 		for c := 0; c < s.classes; c++ {
-			next := s.delta[int(fail[state])*s.classes+c]
+			to := next[int(fail[state])*s.classes+c]
 			if child := trie[state][c]; child != 0 {
-				fail[child] = next
-				s.delta[int(state)*s.classes+c] = child
+				fail[child] = to
+				next[int(state)*s.classes+c] = child
 				queue = append(queue, child)
 			} else {
-				s.delta[int(state)*s.classes+c] = next
+				next[int(state)*s.classes+c] = to
 			}
 		}
+	}
+	// The same transitions, each as the row offset of its target and a bit
+	// for "a needle ends there".
+	s.delta = make([]uint32, len(next))
+	for i, to := range next {
+		e := uint32(to) * uint32(s.classes) << 1
+		if len(s.out[to]) > 0 {
+			e |= 1
+		}
+		s.delta[i] = e
 	}
 }
 
 // scan sets in found every needle that text contains.
 func (s *needleSet) scan(text string, found *foundNeedles) {
-	state := 0
+	delta, class, classes := s.delta, &s.class, uint32(s.classes)
+	at := uint32(0)
 	for i := 0; i < len(text); i++ {
-		state = int(s.delta[state*s.classes+int(s.class[text[i]])])
-		for _, id := range s.out[state] {
-			found.set(id)
+		e := delta[at+uint32(class[text[i]])]
+		at = e >> 1
+		if e&1 != 0 {
+			for _, id := range s.out[at/classes] {
+				found.set(id)
+			}
 		}
 	}
 }

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -35,6 +36,9 @@ func TestRetryAfterInText(t *testing.T) {
 		{"Please wait 30 seconds before retrying", 30 * time.Second, true},
 		{`"retryDelay": "43s"`, 43 * time.Second, true},
 		{"retry after 99999999999999999999 seconds", math.MaxInt64, true},
+		{"retry after 100000000000000000000 seconds", math.MaxInt64, true},
+		{"retry after 99999999999999999999.5 seconds", math.MaxInt64, true},
+		{"retry_after: 1m30s", 90 * time.Second, true},
 		{"first: try again in 2s; then Retry-After: 9", 2 * time.Second, true},
 		{"Please try again later.", 0, false},
 		{"try again in a moment", 0, false},
@@ -70,6 +74,14 @@ func TestStatusOfText(t *testing.T) {
 		{`{"error_code": 403, "description": "Forbidden"}`, 403},
 		{"RESPONSE 429: 429 Too Many Requests", 429},
 		{"Error code: 529 - {'type': 'error'}", 529},
+		{"503", 503},
+		{"upstream answered 429 Too Many Requests", 429},
+		{"proxy returned 503 Service Unavailable", 503},
+		{"unexpected status code: 103", 103},
+		{"status 503.", 503},
+		{"http 503.5", 0},
+		{"status code: 503a", 0},
+		{"status code: 503z", 0},
 		{"Error 1213: Deadlock found", 0},
 		{"ERROR 1045 (28000): Access denied", 0},
 		{"syntax error at line 503", 0},
@@ -86,6 +98,9 @@ func TestStatusOfText(t *testing.T) {
 
 func TestLowerASCIIAndScanWindow(t *testing.T) {
 	assert.Equal(t, "already lower", lowerASCII("already lower"))
+	assert.Equal(t, "az", lowerASCII("AZ"), "the first and last letters")
+	assert.Equal(t, "az", lowerASCII("aZ"))
+	assert.Equal(t, "@[`{", lowerASCII("@[`{"), "the bytes around the letters")
 	assert.Equal(t, "mixed Ä case", lowerASCII("MiXeD Ä CaSe"))
 	s := "İSTANBUL"
 	assert.Len(t, lowerASCII(s), len(s), "offsets stay those of the original")
@@ -110,14 +125,148 @@ func TestEditDistance(t *testing.T) {
 		{"readfile", "readfiles", 1},
 		{"kitten", "sitting", 3},
 		{"", "abc", 3},
+		{"abc", "bc", 1}, // a deletion at the start
 	}
+	rows := newDistanceRows(16)
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, editDistance([]rune(tt.a), []rune(tt.b)), "%q %q", tt.a, tt.b)
-		assert.Equal(t, tt.want, editDistance([]rune(tt.b), []rune(tt.a)), "%q %q", tt.b, tt.a)
+		assert.Equal(t, tt.want, editDistanceWithin([]rune(tt.a), []rune(tt.b), 10, rows), "%q %q", tt.a, tt.b)
+		assert.Equal(t, tt.want, editDistanceWithin([]rune(tt.b), []rune(tt.a), 10, rows), "%q %q", tt.b, tt.a)
+		if tt.want > 0 {
+			assert.Equal(t, tt.want, editDistanceWithin([]rune(tt.a), []rune(tt.b), tt.want-1, rows),
+				"%q %q: past the limit, the limit plus one", tt.a, tt.b)
+		}
 	}
-	assert.Equal(t, "readfile", normalizeToolName("readFile"))
-	assert.Equal(t, "readfile", normalizeToolName("READ_FILE"))
-	assert.Equal(t, "getjsondata", normalizeToolName("getJSONData"))
+	assert.Equal(t, 0, editDistanceWithin([]rune("fetch"), []rune("fetch"), 0, rows), "equal names within a limit of 0")
+	assert.Equal(t, 2, editDistanceWithin([]rune("abc"), []rune("abcde"), 2, rows), "lengths exactly the limit apart")
+	assert.Equal(t, 2, editDistanceWithin([]rune("abcde"), []rune("abc"), 2, rows))
+	assert.True(t, sameToolName("readFile", "read_file"))
+	assert.True(t, sameToolName("READ_FILE", "read-file"))
+	assert.True(t, sameToolName("getJSONData", "get_json_data"))
+	assert.False(t, sameToolName("read_file", "read_files"))
+	assert.False(t, sameToolName("read_files", "read_file"))
+	assert.Equal(t, "getjsondata", string(keyOf("getJSONData").ordered))
+	assert.Equal(t, "filereadtext", string(keyOf("ReadTextFile").sorted), "words split at capitals, the first one too")
+	assert.Equal(t, "getjson", string(keyOf("getJSON").sorted), "a word in capitals at the end")
+
 	k := keyOf("search_web")
 	assert.Equal(t, string(keyOf("web-search").sorted), string(k.sorted))
+}
+
+// TestEditDistanceWithinMatchesFullTable checks the banded distance against
+// the whole table, on every pair of short strings over a small alphabet (so
+// swaps, repeats and long runs all occur) and every limit up to their
+// length.
+func TestEditDistanceWithinMatchesFullTable(t *testing.T) {
+	var words []string
+	var grow func(prefix string)
+	grow = func(prefix string) {
+		words = append(words, prefix)
+		if len(prefix) < 4 {
+			for _, c := range "abc" {
+				grow(prefix + string(c))
+			}
+		}
+	}
+	grow("")
+	rows := newDistanceRows(4)
+	for _, a := range words {
+		for _, b := range words {
+			want := fullEditDistance([]rune(a), []rune(b))
+			for limit := 0; limit <= 5; limit++ {
+				got := editDistanceWithin([]rune(a), []rune(b), limit, rows)
+				if want <= limit && got != want || want > limit && got != limit+1 {
+					t.Fatalf("editDistanceWithin(%q, %q, %d) = %d; the distance is %d", a, b, limit, got, want)
+				}
+			}
+		}
+	}
+}
+
+// fullEditDistance is the optimal-string-alignment distance by the whole
+// table, the textbook way.
+func fullEditDistance(a, b []rune) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
+}
+
+// FuzzEditDistanceWithin checks the banded distance against the whole table
+// on names the fuzzer chooses (the called name is the model's).
+func FuzzEditDistanceWithin(f *testing.F) {
+	f.Add("web_serach", "web_search", 2)
+	f.Add("readFile", "read_file", 0)
+	f.Add("", "abc", 1)
+	f.Fuzz(func(t *testing.T, a, b string, limit int) {
+		ra, rb := []rune(a), []rune(b)
+		if len(ra) > 64 || len(rb) > 64 || limit < -1 || limit > 70 {
+			return
+		}
+		want := fullEditDistance(ra, rb)
+		got := editDistanceWithin(ra, rb, limit, newDistanceRows(len(rb)))
+		if want <= limit && got != want || want > limit && got != limit+1 {
+			t.Fatalf("editDistanceWithin(%q, %q, %d) = %d; the distance is %d", a, b, limit, got, want)
+		}
+	})
+}
+
+// TestNeedleSetLimits: a needle must be lower case, the set holds at most
+// maxNeedles needles, and its trie at most 1<<16 states (its ids are
+// uint16).
+func TestNeedleSetLimits(t *testing.T) {
+	for _, n := range []string{"Abc", "abZ"} {
+		s := &needleSet{}
+		s.add(n)
+		assert.Panics(t, s.compile, "the needle %q is not lower case", n)
+	}
+	full := &needleSet{}
+	for i := range maxNeedles {
+		full.add(strconv.Itoa(i))
+	}
+	assert.NotPanics(t, full.compile, "maxNeedles needles fit")
+	assert.Panics(t, func() { full.add("one more") })
+
+	widest := &needleSet{}
+	widest.add(strings.Repeat("a", 1<<16-1)) // with the root, 1<<16 states
+	assert.NotPanics(t, widest.compile)
+	tooWide := &needleSet{}
+	tooWide.add(strings.Repeat("a", 1<<16))
+	assert.Panics(t, tooWide.compile)
+
+	folded := &needleSet{foldCase: true}
+	folded.add("az")
+	folded.compile()
+	var found foundNeedles
+	folded.scan("xAZx", &found)
+	assert.True(t, found.has(0), "a set with foldCase reads A and Z as a and z")
+}
+
+// TestSameToolName: names compare by their letters and digits, in any case,
+// whatever separates them.
+func TestSameToolName(t *testing.T) {
+	assert.True(t, sameToolName("s3_v0", "S3V0"))
+	assert.True(t, sameToolName("a\x7fb", "ab"), "DEL is a separator")
+	assert.True(t, sameToolName("Zip_Archive", "zip-archive"))
+	for _, word := range []string{"0", "9", "a", "z", "A", "Z", "09", "az", "AZ"} {
+		assert.False(t, sameToolName(word, ""), "%q is made of letters or digits", word)
+		assert.False(t, sameToolName("", word))
+	}
+	assert.False(t, sameToolName("wget", "web_search"), "the same first letter is not the same name")
 }

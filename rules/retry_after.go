@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"errors"
 	"math"
 	"regexp"
 	"strings"
@@ -9,32 +8,6 @@ import (
 
 	"github.com/loopctl-go/reflection"
 )
-
-// retryAfterer is the method of an error that knows the earliest retry the
-// failing service allows (a rate limiter's error, an SDK's throttling error).
-type retryAfterer interface{ RetryAfter() time.Duration }
-
-// retryAfterOfError returns the positive delay that a RetryAfter method of an
-// error in err's chain reports, the first such error winning. A method that
-// panics, or that reports 0 or less, counts as no hint.
-func retryAfterOfError(err error) (d time.Duration, ok bool) {
-	if err == nil {
-		return 0, false
-	}
-	defer func() {
-		if recover() != nil {
-			d, ok = 0, false
-		}
-	}()
-	var ra retryAfterer
-	if !errors.As(err, &ra) {
-		return 0, false
-	}
-	if d = ra.RetryAfter(); d > 0 {
-		return d, true
-	}
-	return 0, false
-}
 
 // A delay as messages write it: a Go duration ("1.5s", "1m30s", "644ms"), or
 // a number with an optional unit word ("30 seconds", "5 min", "35").

@@ -1,45 +1,10 @@
 package rules
 
 import (
-	"errors"
 	"regexp"
 	"strconv"
 	"strings"
 )
-
-// The status-code methods that SDK error types carry: StatusCode() (many
-// HTTP clients), HTTPStatusCode() (the AWS SDK's response errors).
-type (
-	statusCoder     interface{ StatusCode() int }
-	httpStatusCoder interface{ HTTPStatusCode() int }
-)
-
-// statusOfError returns the HTTP status that a method of an error in err's
-// chain reports, the first such error winning; 0 when none does, when the
-// value is not a status (outside 100..599) or when a method panics.
-func statusOfError(err error) (status int) {
-	if err == nil {
-		return 0
-	}
-	defer func() {
-		if recover() != nil {
-			status = 0
-		}
-	}()
-	var s int
-	var sc statusCoder
-	var hc httpStatusCoder
-	switch {
-	case errors.As(err, &sc):
-		s = sc.StatusCode()
-	case errors.As(err, &hc):
-		s = hc.HTTPStatusCode()
-	}
-	if s < 100 || s > 599 {
-		return 0
-	}
-	return s
-}
 
 // A status code in a text counts only where the text writes it as one:
 // after a word that introduces it ("status code: 503", "HTTP/1.1 503",

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/loopctl-go/reflection"
 )
@@ -49,6 +51,11 @@ var unknownToolPattern = regexp.MustCompile(
 // tool the list lacks, and declines (an error wrapping reflection.ErrSkipped)
 // when no name is close enough, when two are equally close, or when the list
 // holds the called name itself.
+//
+// The called name is the model's to choose, so its cost is bounded by the
+// list, not by the name: a name more than twice as long as the longest
+// listed one (plus 16 bytes) is declined before anything is computed from
+// it, and each distance stops as soon as it exceeds what the pair allows.
 func UnknownTool(tools ...string) Rule {
 	index := newToolIndex(tools)
 	return unknownToolRule(func() *toolIndex { return index })
@@ -121,7 +128,7 @@ func unknownToolName(v *failureView) (string, bool) {
 		return "", false
 	case name == "":
 		return tool, true
-	case tool != "" && normalizeToolName(name) != normalizeToolName(tool):
+	case tool != "" && !sameToolName(name, tool):
 		return "", false // the message is about something else
 	case tool != "":
 		return tool, true
@@ -132,8 +139,10 @@ func unknownToolName(v *failureView) (string, bool) {
 
 // toolIndex is a host's list of tools, normalised once.
 type toolIndex struct {
-	names []string
-	keys  []toolKey
+	names   []string
+	keys    []toolKey
+	longest int // the longest name, in bytes
+	widest  int // the longest key, in runes
 }
 
 // toolKey is a tool name normalised two ways: its words joined in order,
@@ -146,23 +155,40 @@ func newToolIndex(tools []string) *toolIndex {
 		if t == "" || slices.Contains(ix.names, t) {
 			continue
 		}
+		k := keyOf(t)
 		ix.names = append(ix.names, t)
-		ix.keys = append(ix.keys, keyOf(t))
+		ix.keys = append(ix.keys, k)
+		ix.longest = max(ix.longest, len(t))
+		ix.widest = max(ix.widest, len(k.ordered))
 	}
 	return ix
 }
 
+// longestCalledName is the longest called name, in bytes, that closest
+// reads for a list whose longest name is longest bytes. A name qualifies
+// only within a quarter of the longer name's length, so it can be at most a
+// third longer than a listed one once normalised; twice as long, plus room
+// for separators, is a margin no real name needs. A longer name is
+// refused before anything is computed from it: the model chooses it, and
+// nothing else bounds it.
+func longestCalledName(longest int) int { return 2*longest + 16 }
+
 // closest returns the one tool whose name is closest to name, or an error
 // that says why there is none.
 func (ix *toolIndex) closest(name string) (string, error) {
+	if len(name) > longestCalledName(ix.longest) {
+		return "", fmt.Errorf("the called name is %d bytes, longer than any of %d tools can be close to", len(name), len(ix.names))
+	}
 	if slices.Contains(ix.names, name) {
 		return "", fmt.Errorf("the host lists %q itself", name)
 	}
 	want := keyOf(name)
+	rows := newDistanceRows(ix.widest)
 	best, bestDist, ties := "", -1, 0
 	for i, k := range ix.keys {
-		d := min(editDistance(want.ordered, k.ordered), editDistance(want.sorted, k.sorted))
-		if d > allowedDistance(len(want.ordered), len(k.ordered)) {
+		limit := allowedDistance(len(want.ordered), len(k.ordered))
+		d := min(editDistanceWithin(want.ordered, k.ordered, limit, rows), editDistanceWithin(want.sorted, k.sorted, limit, rows))
+		if d > limit {
 			continue
 		}
 		switch {
@@ -186,8 +212,35 @@ func (ix *toolIndex) closest(name string) (string, error) {
 // equal.
 func allowedDistance(a, b int) int { return max(a, b) / 4 }
 
-// normalizeToolName lower-cases name and drops its separators.
-func normalizeToolName(name string) string { return string(keyOf(name).ordered) }
+// sameToolName reports whether a and b are one name once normalised: the
+// same letters and digits, ignoring case and separators ("readFile",
+// "read_file", "READ-FILE"). It compares them rune by rune without building
+// either form, so a long name costs no more than the shorter one's length
+// and the separators read on the way.
+func sameToolName(a, b string) bool {
+	for {
+		ra, na := nextNameRune(a)
+		rb, nb := nextNameRune(b)
+		if ra != rb {
+			return false
+		}
+		if ra < 0 {
+			return true
+		}
+		a, b = a[na:], b[nb:]
+	}
+}
+
+// nextNameRune returns the first letter or digit of s, lower-cased, and the
+// bytes read to reach past it; -1 when s has none.
+func nextNameRune(s string) (rune, int) {
+	for i, r := range s {
+		if isWordRune(r) {
+			return unicode.ToLower(r), i + utf8.RuneLen(r)
+		}
+	}
+	return -1, len(s)
+}
 
 // keyOf splits name into lower-case words (at separators and at camel-case
 // humps: "readFile", "read_file", "read-file" and "READ FILE" give read,
@@ -224,32 +277,65 @@ func isWordRune(r rune) bool {
 func isLower(r rune) bool { return r >= 'a' && r <= 'z' }
 func isUpper(r rune) bool { return r >= 'A' && r <= 'Z' }
 
-// editDistance is the optimal-string-alignment distance between a and b:
-// insertions, deletions, substitutions and swaps of neighbours each cost 1.
-func editDistance(a, b []rune) int {
-	if len(a) == 0 {
-		return len(b)
+// distanceRows are the three rows editDistanceWithin works in, sized for
+// the longest key of a tool list and reused across its keys.
+type distanceRows [3][]int
+
+func newDistanceRows(width int) *distanceRows {
+	var r distanceRows
+	for i := range r {
+		r[i] = make([]int, width+1)
 	}
-	if len(b) == 0 {
-		return len(a)
+	return &r
+}
+
+// editDistanceWithin is the optimal-string-alignment distance between a and
+// b (insertions, deletions, substitutions and swaps of neighbours each cost
+// 1) when it is at most limit, and limit+1 when it is more. It fills only the
+// cells within limit of the diagonal and stops at the first row with none
+// within limit, so it costs O(limit·len(a)) however the strings differ.
+// rows must hold len(b)+1 cells each.
+func editDistanceWithin(a, b []rune, limit int, rows *distanceRows) int {
+	over := limit + 1
+	if limit < 0 {
+		return over
 	}
-	prev2 := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
+	if d := len(a) - len(b); d > limit || -d > limit {
+		return over
+	}
+	if len(a) == 0 || len(b) == 0 {
+		return max(len(a), len(b))
+	}
+	prev2, prev, cur := rows[0][:len(b)+1], rows[1][:len(b)+1], rows[2][:len(b)+1]
 	for j := range prev {
-		prev[j] = j
+		prev[j] = min(j, over)
 	}
 	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
+		lo, hi := max(1, i-limit), min(len(b), i+limit)
+		if lo == 1 {
+			cur[0] = min(i, over)
+		} else {
+			cur[lo-1] = over
+		}
+		if hi < len(b) {
+			cur[hi+1] = over
+		}
+		best := over
+		for j := lo; j <= hi; j++ {
 			cost := 1
 			if a[i-1] == b[j-1] {
 				cost = 0
 			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			c := min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
 			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
+				c = min(c, prev2[j-2]+1)
 			}
+			c = min(c, over)
+			cur[j] = c
+			best = min(best, c)
+		}
+		if best > limit {
+			return over
 		}
 		prev2, prev, cur = prev, cur, prev2
 	}

@@ -2,6 +2,8 @@ package rules_test
 
 import (
 	"context"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -118,4 +120,63 @@ func TestNotFooled(t *testing.T) {
 			assert.False(t, err == nil && a.IsRecoverable, "called recoverable by %q", a.Context)
 		})
 	}
+}
+
+// TestUnknownToolLongNameIsBounded: the called name is the model's to
+// choose and nothing else bounds it, so the rule must not work in proportion
+// to it. Against 200 tools, a 64 KiB name is refused before anything is
+// computed from it (before: an edit distance over every tool, 2.7 MB
+// allocated and seconds of CPU per Analyze; 42 MB and about a minute for
+// 1 MiB), while a name padded with separators within the margin is still
+// read.
+func TestUnknownToolLongNameIsBounded(t *testing.T) {
+	ctx := context.Background()
+	r := rules.New(rules.UnknownTool(hostTools(200)...))
+
+	long := reflection.Failure{Tool: longToolName(64 << 10), Error: "Unknown tool"}
+	_, err := r.Analyze(ctx, long)
+	require.ErrorIs(t, err, reflection.ErrSkipped)
+	assert.True(t, strings.Contains(err.Error(), "longer than any of 200 tools can be close to"), "the rule says why it declines")
+	allocated := bytesAllocated(func() { r.Analyze(ctx, long) })
+	assert.Less(t, allocated, uint64(len(long.Tool)), "bytes allocated by one Analyze of a 64 KiB name: less than the name")
+
+	padded := reflection.Failure{Tool: "github__get__pull_request_", Error: "Unknown tool"}
+	a, err := r.Analyze(ctx, padded)
+	require.NoError(t, err)
+	assert.Equal(t, "github_get_pull_request", a.Correction.AlternativeTool)
+}
+
+// bytesAllocated returns the bytes fn allocates, averaged over 10 runs, on
+// one P as testing.AllocsPerRun measures.
+func bytesAllocated(fn func()) uint64 {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	fn() // warm up
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range 10 {
+		fn()
+	}
+	runtime.ReadMemStats(&after)
+	return (after.TotalAlloc - before.TotalAlloc) / 10
+}
+
+// hostTools returns n tool names as a host with many MCP servers lists them.
+func hostTools(n int) []string {
+	verbs := []string{"get", "list", "create", "update", "delete", "search"}
+	nouns := []string{"issue", "pull_request", "file", "repository", "branch", "comment", "user", "calendar_event", "message", "ticket"}
+	servers := []string{"github", "gitlab", "jira", "slack", "google"}
+	var out []string
+	for _, s := range servers {
+		for _, v := range verbs {
+			for _, n := range nouns {
+				out = append(out, s+"_"+v+"_"+n)
+			}
+		}
+	}
+	return out[:n]
+}
+
+// longToolName returns a name of size bytes that looks like a tool name.
+func longToolName(size int) string {
+	return ("github_search_" + strings.Repeat("x", size))[:size]
 }

@@ -25,53 +25,98 @@ func goRuntimeFailure(n *needleSet) Condition {
 }
 
 // authWording holds when the text says the caller is not authenticated or
-// not allowed. "forbidden" alone is left to the last rule, because GitHub
+// not allowed. "forbidden" alone is left to its own rule, because GitHub
 // sends some rate limits as 403 Forbidden.
 func authWording(n *needleSet) Condition {
 	return Any(authPhrases(n), apiKeyTrouble(n))
 }
 
-// apiKeyTrouble holds when an API key is said to be invalid, missing or
-// expired, in any of the ways APIs word it ("Invalid API Key provided",
-// "You have not provided a valid API Key", "forgot to include an API key",
-// "invalid value: api_key = ...").
+// apiKeyTrouble holds when an API key is said to be invalid, missing,
+// expired or switched off, in any of the ways APIs word it ("Invalid API Key
+// provided", "You have not provided a valid API Key", "forgot to include an
+// API key", "invalid value: api_key = ...", "API key has been disabled").
 func apiKeyTrouble(n *needleSet) Condition {
-	return n.pattern(`(?:invalid|incorrect|missing|expired|revoked|not (?:a )?valid|no valid|not provided|forgot to include|not found)\W+(?:\w+\W+){0,4}?api[ _-]?key\b|`+
-		`\bapi[ _-]?key\W+(?:\w+\W+){0,3}?(?:is |was |has )?(?:invalid|incorrect|missing|expired|revoked|not (?:valid|found|provided))`,
+	return n.pattern(`(?:invalid|incorrect|missing|expired|revoked|disabled|suspended|not (?:a )?valid|no valid|not provided|forgot to include|not found)\W+(?:\w+\W+){0,4}?api[ _-]?key\b|`+
+		`\bapi[ _-]?key\W+(?:\w+\W+){0,3}?(?:is |was |has )?(?:invalid|incorrect|missing|expired|revoked|disabled|suspended|deactivated|banned|blocked|not (?:valid|found|provided))`,
 		"api key", "api_key", "api-key", "apikey")
 }
 
+// rejectionNeedles are the words that mean the credentials were rejected or
+// a permission refused, wherever they stand: the stock table looks for them
+// beyond the scan window too, and lets them win over any transient word
+// beside them (a 503 that says the account is suspended, an SSH
+// authentication failure followed by "connection reset").
+var rejectionNeedles = []string{
+	// Access and permission.
+	"access denied", "accessdenied", "access_denied", "access is denied",
+	"permission denied", "permission_denied", "permissiondenied",
+	"requested access to the resource is denied",
+	// Authentication.
+	"unauthenticated", "unauthorized", "authentication failed", "authenticationfailed",
+	"password authentication failed", "login failed for user", "bad credentials", "invalid credentials",
+	"invalid username or password", "username and password not accepted",
+	"unable to authenticate", "no supported methods remain", "too many authentication failures",
+	"must be logged in", "to provide credentials", "login was refused", "access_refused",
+	// Tokens and keys.
+	"invalid_grant", "invalid_client", "expiredtoken", "token has expired", "token is expired",
+	"token has been expired", "token has been revoked", "token_revoked", "expired token",
+	"incorrect api key", "invalid api key", "invalid_api_key", "api key not valid", "api_key_invalid",
+	"security token included in the request is", "invalidclienttokenid",
+	"signaturedoesnotmatch", "invalidaccesskeyid",
+	// Accounts.
+	"account has been suspended", "account is suspended", "account was suspended", "account suspended",
+	"store has been suspended", "project has been suspended", "consumer_suspended",
+	"account has been disabled", "account is disabled", "account has been deactivated", "account_deactivated",
+	"account_inactive", "organization has been disabled", "organization has been restricted",
+	"access was terminated", "service has been disabled in this account",
+	"subscription is disabled", "readonlydisabledsubscription",
+}
+
 // authPhrases are the fixed words of authentication and permission
-// failures.
+// failures: the rejection needles, and words too loose to count beyond the
+// scan window.
 func authPhrases(n *needleSet) Condition {
-	return n.phrases(
+	return Any(n.phrases(rejectionNeedles...), n.phrases(
 		// API keys and tokens.
-		"incorrect api key", "invalid api key", "invalid_api_key", "invalid x-api-key",
-		"api key not valid", "api_key_invalid", "invalid api-key", "invalidapikey",
+		"invalid x-api-key", "invalid api-key", "invalidapikey",
 		"api key expired", "api key is invalid", "missing api key", "no api key",
-		"token has expired", "token is expired", "token has been expired", "expired token",
-		"expiredtoken", "invalid_token", "invalid_grant", "invalid_client",
-		"invalid authentication credentials", "insufficient authentication scopes",
-		"security token included in the request is", "invalidclienttokenid",
-		"signaturedoesnotmatch", "invalidaccesskeyid", "bad credentials", "invalid credentials",
+		"invalid_token", "invalid authentication credentials", "insufficient authentication scopes",
 		"invalid_auth", "not_authed", "no valid providers in chain", "nocredentialproviders",
 		"unable to locate credentials", "could not load credentials",
 		"failed to refresh cached credentials",
 		// Authentication.
-		"authentication_error", "authenticationerror", "authentication failed",
-		"authenticationfailed", "authentication required", "requires authentication",
-		"unauthenticated", "unauthorized", "password authentication failed",
-		"no pg_hba.conf entry", "noauth authentication required", "wrongpass",
-		"login failed for user",
+		"authentication_error", "authenticationerror", "authentication required",
+		"requires authentication", "no pg_hba.conf entry", "noauth authentication required", "wrongpass",
 		// Permission.
-		"not authorized", "permission denied", "permission_denied", "permissiondenied",
-		"access denied", "accessdenied", "access_denied", "access is denied",
-		"authorizationfailed", "authorizationpermissionmismatch",
+		"not authorized", "authorizationfailed", "authorizationpermissionmismatch",
 		"insufficientpermissions", "insufficient permission", "does not have permission",
-		"do not have permission", "don't have permission", "missing permissions",
+		"do not have permission", "don't have permission", "missing permissions", "permission_error",
 		"missing access", "resource not accessible by", "must have admin rights",
 		"is forbidden: user", "operation not permitted", "eacces",
-	)
+	))
+}
+
+// blockPage holds for the page a web application firewall or CDN answers a
+// refused request with (CloudFront's "Request blocked.", Cloudflare's "Sorry,
+// you have been blocked", Imperva's incident page, F5's "The requested URL
+// was rejected"): the caller is refused, whatever "try again later" it says.
+func blockPage(n *needleSet) Condition {
+	return n.phrases("request blocked", "you have been blocked", "incapsula incident id", "the requested url was rejected")
+}
+
+// untrustedCertificateNeedles are the words of a TLS certificate that the
+// caller cannot trust: an unknown authority, an expired certificate, one
+// issued for another name, or a client certificate the server refused.
+// Like rejected credentials, only a human can fix them, and they are looked
+// for beyond the scan window too.
+var untrustedCertificateNeedles = []string{
+	"x509: certificate signed by unknown authority", "x509: certificate has expired",
+	"x509: certificate is valid for", "x509: certificate is not valid", "x509: certificate is not trusted",
+	"certificate_verify_failed", "certificate verify failed", "unable to find valid certification path",
+	"pkix path building failed", "self signed certificate in certificate chain",
+	"self-signed certificate in certificate chain", "unable to verify the first certificate",
+	"unable to get local issuer certificate", "cert_has_expired",
+	"tls: bad certificate", "tls: unknown certificate authority", "tls: certificate required",
 }
 
 // tooLargeWording holds when the request is too large for the service: a

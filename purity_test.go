@@ -36,7 +36,8 @@ var runtimeFiles = []string{
 // receive on no channel, range over no map, make no context that waits,
 // and refer to nothing declared in the runtime's files. Every method of
 // *Recovery lives in a machine file, so the machine cannot grow outside
-// them.
+// them, and the runtime's files drive it through its methods only, never
+// its fields.
 func TestMachineIsPure(t *testing.T) {
 	for _, name := range append(slices.Clone(machineFiles), runtimeFiles...) {
 		if _, err := os.Stat(name); err != nil {
@@ -60,6 +61,8 @@ func TestMachineCheckFindsEachViolation(t *testing.T) {
 	write("runtime.go", `package p
 
 type Driver struct{}
+
+func (d *Driver) peek(r *Recovery) int { return len(r.m) }
 `)
 	write("machine.go", `package p
 
@@ -96,11 +99,21 @@ func (r *Recovery) hidden() {}
 		"time.Now", "math/rand/v2.IntN", "a go statement", "a select", "a channel send",
 		"a channel receive", "a channel type", "a range over a map", "context.WithTimeout",
 		"Driver is declared in the runtime's runtime.go", "(*Recovery).hidden is outside",
+		"the runtime reads the machine's field Recovery.m",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the check missed %q; it reported:\n%s", want, got)
 		}
 	}
+}
+
+// isRecovery reports whether t is Recovery or a pointer to it.
+func isRecovery(t types.Type) bool {
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := t.(*types.Named)
+	return ok && n.Obj().Name() == "Recovery"
 }
 
 // forbiddenCalls are the package functions a machine file may not call:
@@ -154,6 +167,18 @@ func machineViolations(t *testing.T, dir, path string, machine, runtime []string
 				if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv != nil && types.ExprString(fn.Recv.List[0].Type) == "*Recovery" {
 					report(fn, "method (*Recovery)."+fn.Name.Name+" is outside the machine's files")
 				}
+			}
+			if slices.Contains(runtime, fileOf(f.Pos())) {
+				ast.Inspect(f, func(n ast.Node) bool {
+					sel, ok := n.(*ast.SelectorExpr)
+					if !ok {
+						return true
+					}
+					if field, ok := info.Uses[sel.Sel].(*types.Var); ok && field.IsField() && isRecovery(info.Types[sel.X].Type) {
+						report(n, "the runtime reads the machine's field Recovery."+sel.Sel.Name+": use a method")
+					}
+					return true
+				})
 			}
 			continue
 		}

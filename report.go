@@ -135,6 +135,13 @@ func (r *Recovery) Report() Report {
 	return rep
 }
 
+// keepReport makes r fill rep as the call goes; nil keeps none.
+func (r *Recovery) keepReport(rep *Report) { r.rep = rep }
+
+// reporting reports whether r keeps a report: the runtime then reads its
+// clock around each dispatch.
+func (r *Recovery) reporting() bool { return r.rep != nil }
+
 // current is the record of the latest attempt.
 func (r *Recovery) current() *Attempt { return &r.rep.Attempts[len(r.rep.Attempts)-1] }
 

@@ -35,7 +35,7 @@ func (d *Driver) drive(ctx context.Context, call ToolCall, dispatch DispatchFunc
 	rt.d, rt.ctx, rt.dispatch, rt.reflector = d, ctx, dispatch, d.reflector
 	r := &rt.r
 	r.init(ctx, call, &d.settings)
-	r.rep = rep
+	r.keepReport(rep)
 	if rt.reflector == nil {
 		rt.reflector = defaultReflector
 	}
@@ -170,7 +170,7 @@ func (rt *runtime) dispatchStep() {
 		}
 	}
 	var start, end time.Time
-	if r.rep != nil {
+	if r.reporting() {
 		start = now()
 	}
 	if d.attemptTimeout > 0 {
@@ -178,7 +178,7 @@ func (rt *runtime) dispatchStep() {
 	} else {
 		callDispatch(ctx, step.Call, rt.dispatch, &rt.o)
 	}
-	if r.rep != nil {
+	if r.reporting() {
 		end = now()
 	}
 	r.dispatched(&rt.o, start, end)

@@ -53,6 +53,21 @@ func New(rules ...Rule) *Reflector {
 	return r
 }
 
+// WithClock returns a copy of r that reads now instead of time.Now, the one
+// clock the rules read: to turn a Retry-After written as an HTTP date into a
+// wait. A runtime that must decide the same way on every replay (a workflow
+// engine's) gives its own deterministic clock. nil means time.Now.
+func (r *Reflector) WithClock(now func() time.Time) *Reflector {
+	out := &Reflector{now: now}
+	if r != nil {
+		out.rules = r.rules
+	}
+	if out.now == nil {
+		out.now = time.Now
+	}
+	return out
+}
+
 // Analyze answers f with the verdict of the first rule whose condition holds.
 // When none holds it returns an error wrapping reflection.ErrSkipped, so a
 // reflection.Chain hands the failure to the next Reflector; a Skip verdict

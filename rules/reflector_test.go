@@ -251,3 +251,24 @@ func TestReflector(t *testing.T) {
 		wg.Wait()
 	})
 }
+
+// TestWithClock: a Retry-After written as an HTTP date is read against the
+// clock the Reflector is given, so a replay that gives the same clock gets
+// the same wait.
+func TestWithClock(t *testing.T) {
+	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	r := rules.New(rules.Defaults()...).WithClock(func() time.Time { return at })
+	f := reflection.Failure{Error: "HTTP 503 Service Unavailable; Retry-After: Tue, 01 Dec 2026 10:00:30 GMT"}
+	for range 2 {
+		a, err := r.Analyze(context.Background(), f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.RetryAfter != 30*time.Second {
+			t.Fatalf("RetryAfter = %v, want 30s against the given clock", a.RetryAfter)
+		}
+	}
+	if got := (*rules.Reflector)(nil).WithClock(nil); got == nil {
+		t.Error("WithClock on a nil Reflector returned nil")
+	}
+}

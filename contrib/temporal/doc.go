@@ -141,20 +141,19 @@
 // task), with task from [WithTask]: they must not depend on any other ctx
 // value, nor on ctx's cancellation.
 //
-// The rules package's Reflector is deterministic but for one case: a
-// Reflector made by rules.New reads the wall clock (time.Now, which it
-// gives no way to replace) to turn a Retry-After that the failure's text
-// states as an HTTP date ("Retry-After: Wed, 21 Oct 2026 07:28:00 GMT", or
-// the RFC 850 and asctime forms) into a delay, when the error has no
-// RetryAfter() time.Duration method with a positive hint (the rules read
-// that first). In workflow code, the delay then depends on when the
-// workflow task runs: a replay computes another one, the digest of the
-// decisions differs, and the replay fails (see Deployments). A hint in
-// delta-seconds ("Retry-After: 30", "retry after 5s") is not affected.
-// Until the rules take a clock, give such hints through a RetryAfter method
-// on the tool's error (the tool can read the date with
-// reflection.ParseRetryAfter and time.Now: it runs in an activity, whose
-// result is recorded), or keep the rules in the Reflector activity.
+// The rules package's Reflector reads one clock: to turn a Retry-After that
+// the failure's text states as an HTTP date ("Retry-After: Wed, 21 Oct 2026
+// 07:28:00 GMT", or the RFC 850 and asctime forms) into a delay, when the
+// error has no RetryAfter() time.Duration method with a positive hint (the
+// rules read that first). In workflow code, give it the workflow's clock, so
+// a replay computes the same delay:
+//
+//	rules.New(rules.Defaults()...).WithClock(func() time.Time { return workflow.Now(ctx) })
+//
+// With the wall clock (rules.New's default), the delay depends on when the
+// workflow task runs, the digest of the decisions differs on a replay, and
+// the replay fails (see Deployments). A hint in delta-seconds
+// ("Retry-After: 30", "retry after 5s") reads no clock.
 //
 // # Deployments
 //

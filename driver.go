@@ -121,8 +121,14 @@ func (d *Driver) Run(ctx context.Context, call ToolCall, dispatch DispatchFunc) 
 	}
 	// The happy path: the original call, before any machine is set up. What
 	// calls share is consulted here only when it costs a read.
-	if d.health != nil && !d.health.closed(call.Name) ||
-		d.effect != nil && d.effectOf(call.Name) == EffectKeyed {
+	var breaker *toolHealth
+	if h := d.health; h != nil {
+		var closed bool
+		if breaker, closed = h.closed(call.Name); !closed {
+			return d.drive(ctx, call, dispatch, nil, nil)
+		}
+	}
+	if d.effect != nil && d.effectOf(call.Name) == EffectKeyed {
 		return d.drive(ctx, call, dispatch, nil, nil)
 	}
 	var o outcome
@@ -130,9 +136,7 @@ func (d *Driver) Run(ctx context.Context, call ToolCall, dispatch DispatchFunc) 
 	if o.failed() {
 		return d.drive(ctx, call, dispatch, &o, nil)
 	}
-	if d.health != nil {
-		d.health.succeeded(call.Name)
-	}
+	breaker.succeeded()
 	if d.budget != nil {
 		d.budget.reward()
 	}

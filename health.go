@@ -154,59 +154,55 @@ func (h *Health) entry(tool string) *toolHealth {
 	return nil
 }
 
-// closed reports, reading only, whether tool's breaker is closed: the test
-// of Run's happy path.
-func (h *Health) closed(tool string) bool {
+// closed returns tool's breaker, reading only, and whether it is closed:
+// the test of Run's happy path. The breaker is nil when h does not track
+// the tool.
+func (h *Health) closed(tool string) (*toolHealth, bool) {
 	t := h.entry(tool)
-	return t == nil || BreakerState(t.state.Load()) == BreakerClosed
+	return t, t == nil || BreakerState(t.state.Load()) == BreakerClosed
 }
 
 // admit asks whether a dispatch of tool may run now, and whether it runs as
-// the half-open breaker's probe.
-func (h *Health) admit(tool string) (admitted, probe bool, change breakerChange) {
-	t := h.entry(tool)
+// the half-open breaker's probe. It returns the tool's breaker (nil when h
+// does not track it) for settle to record the dispatch in.
+func (h *Health) admit(tool string) (t *toolHealth, admitted, probe bool, change breakerChange) {
+	t = h.entry(tool)
 	if t == nil || BreakerState(t.state.Load()) == BreakerClosed {
-		return true, false, change
+		return t, true, false, change
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	switch BreakerState(t.state.Load()) {
 	case BreakerClosed:
-		return true, false, change
+		return t, true, false, change
 	case BreakerOpen:
 		if time.Now().Before(t.openUntil) {
-			return false, false, change
+			return t, false, false, change
 		}
 		t.state.Store(int32(BreakerHalfOpen))
 		change = breakerChange{from: BreakerOpen, to: BreakerHalfOpen, changed: true}
 	}
 	if t.probing {
-		return false, false, change
+		return t, false, false, change
 	}
 	t.probing = true
-	return true, true, change
+	return t, true, true, change
 }
 
 // release frees the probe's place of a dispatch that was admitted and then
-// did not run.
-func (h *Health) release(tool string) {
-	if t := h.entry(tool); t != nil {
+// did not run, or whose caller's ctx ended: nothing else changes.
+func (t *toolHealth) release() {
+	if t != nil && BreakerState(t.state.Load()) == BreakerHalfOpen {
 		t.mu.Lock()
 		t.probing = false
 		t.mu.Unlock()
 	}
 }
 
-// succeeded records a success of tool on Run's happy path: it writes
-// nothing unless the breaker has something to forget.
-func (h *Health) succeeded(tool string) {
-	h.succeededProbe(tool)
-}
-
-// succeededProbe records a success of tool: its breaker closes and its count
-// clears.
-func (h *Health) succeededProbe(tool string) breakerChange {
-	t := h.entry(tool)
+// succeeded records a success on tool's breaker t (nil when untracked): it
+// closes and its count clears. It writes nothing unless the breaker has
+// something to forget.
+func (t *toolHealth) succeeded() breakerChange {
 	if t == nil || BreakerState(t.state.Load()) == BreakerClosed && t.failures.Load() == 0 {
 		return breakerChange{}
 	}
@@ -219,29 +215,24 @@ func (h *Health) succeededProbe(tool string) breakerChange {
 	return breakerChange{from: from, to: BreakerClosed, changed: from != BreakerClosed}
 }
 
-// abandoned records a dispatch of tool whose caller's ctx ended: it frees
-// the probe's place, and changes nothing else.
-func (h *Health) abandoned(tool string) breakerChange {
-	if t := h.entry(tool); t != nil && BreakerState(t.state.Load()) == BreakerHalfOpen {
-		h.release(tool)
-	}
-	return breakerChange{}
-}
-
-// failed records a failure of tool; hint is the failure's rate-limit hint,
-// already capped. The threshold-th consecutive failure, or a probe's
-// failure, opens the breaker.
-func (h *Health) failed(tool string, hint time.Duration) breakerChange {
-	t := h.entry(tool)
+// failed records a failure of tool on its breaker t, tracking the tool first
+// when t is nil; hint is the failure's rate-limit hint, already capped. The
+// threshold-th consecutive failure, or a probe's failure, opens the
+// breaker; the failures before take no lock.
+func (h *Health) failed(t *toolHealth, tool string, hint time.Duration) breakerChange {
 	if t == nil {
-		t = h.add(tool)
+		if t = h.entry(tool); t == nil {
+			t = h.add(tool)
+		}
+	}
+	if n := t.failures.Add(1); n < h.threshold && BreakerState(t.state.Load()) == BreakerClosed {
+		return breakerChange{}
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	from := BreakerState(t.state.Load())
-	n := t.failures.Add(1)
-	if from == BreakerClosed && n < h.threshold {
-		return breakerChange{}
+	if from == BreakerClosed && t.failures.Load() < h.threshold {
+		return breakerChange{} // a success cleared the count meanwhile
 	}
 	until := time.Now().Add(max(h.openFor, hint))
 	if from == BreakerOpen && t.openUntil.After(until) {

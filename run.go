@@ -18,9 +18,10 @@ type runtime struct {
 	dispatch  DispatchFunc
 	reflector Reflector
 	detector  *LoopDetector
-	minted    bool   // the idempotency key is in ctx
-	cost      int    // the budget tokens the pending retry took
-	seen      digest // the loop detector's digest of the call being dispatched
+	breaker   *toolHealth // the breaker of the tool being dispatched; nil when untracked
+	minted    bool        // the idempotency key is in ctx
+	cost      int         // the budget tokens the pending retry took
+	seen      digest      // the loop detector's digest of the call being dispatched
 }
 
 // drive runs a Recovery for call to its end. first is the failed outcome of
@@ -140,15 +141,15 @@ func (rt *runtime) dispatchStep() {
 		}
 		rt.seen = key
 	}
-	var probe bool
+	rt.breaker = nil
 	if h := d.health; h != nil {
-		admitted, isProbe, change := h.admit(step.Call.Name)
+		t, admitted, _, change := h.admit(step.Call.Name)
 		rt.breakerChanged(step.Call.Name, change)
 		if !admitted {
 			r.Refuse(ErrCircuitOpen)
 			return
 		}
-		probe = isProbe
+		rt.breaker = t
 	}
 	if d.effect != nil && !rt.minted && d.effectOf(step.Call.Name) == EffectKeyed {
 		rt.mintKey()
@@ -158,9 +159,7 @@ func (rt *runtime) dispatchStep() {
 		if obs.DispatchStart != nil {
 			obs.DispatchStart(ctx, step.Attempt, step.Call)
 			if rt.ctx.Err() != nil { // the hook cancelled: the call must not run
-				if probe {
-					d.health.release(step.Call.Name)
-				}
+				rt.breaker.release()
 				rt.ended()
 				return
 			}
@@ -197,13 +196,13 @@ func (rt *runtime) afterDispatch(call ToolCall, o *outcome) {
 	d := rt.d
 	if h := d.health; h != nil {
 		var change breakerChange
-		switch {
+		switch t := rt.breaker; {
 		case rt.ctx.Err() != nil: // the caller's ctx ended: neither a success nor a failure
-			change = h.abandoned(call.Name)
+			t.release()
 		case !o.failed():
-			change = h.succeededProbe(call.Name)
+			change = t.succeeded()
 		case d.tracks(call.Name):
-			change = h.failed(call.Name, d.breakerHint(o.err))
+			change = h.failed(t, call.Name, d.breakerHint(o.err))
 		}
 		rt.breakerChanged(call.Name, change)
 	}

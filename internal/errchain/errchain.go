@@ -16,6 +16,11 @@ func Is(err, target error) (is bool) {
 	if err == nil || target == nil {
 		return err == target
 	}
+	switch err.(type) {
+	case interface{ Is(error) bool }, interface{ Unwrap() error }, interface{ Unwrap() []error }:
+	default: // the common case: a plain error, no method to call
+		return equal(err, target)
+	}
 	defer func() {
 		if recover() != nil {
 			is = false

@@ -66,5 +66,7 @@
 // chain that loops ends, and a panic of one of its methods (Is, As, Error,
 // Unwrap, StatusCode, RetryAfter) never escapes Analyze: a condition that
 // panics does not hold. A Reflector is immutable and safe for concurrent
-// use.
+// use. It reads one clock, to turn a Retry-After stated as an HTTP date into
+// a wait; [Reflector.WithClock] gives it another (a workflow's, whose
+// replays must decide alike).
 package rules

@@ -19,7 +19,7 @@ func (r *Recovery) applyCorrection(c *Correction, human bool) {
 		why, detail string
 		changes     bool
 	)
-	if p := &r.plan; p.done && p.c == c && !human {
+	if p := r.plan; p != nil && p.done && p.c == c && !human {
 		why, detail, changes = p.why, p.detail, p.changes // worked out at the decision
 		if changes && why == "" {
 			r.cur = p.next

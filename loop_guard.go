@@ -14,15 +14,18 @@ type plan struct {
 
 // planNext returns the plan of the current decision.
 func (r *Recovery) planNext() *plan {
+	if r.plan == nil {
+		r.plan = new(plan)
+	}
 	if !r.plan.done {
-		p := &r.plan
+		p := r.plan
 		p.done, p.c, p.next = true, r.an.a.Correction, r.cur
 		p.why, p.detail, p.changes = "", "", false
 		if p.c != nil {
 			p.why, p.detail, p.changes = r.s.correct(&p.next, p.c)
 		}
 	}
-	return &r.plan
+	return r.plan
 }
 
 // loopSeen holds the calls that failed and that a correction then left.

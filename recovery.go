@@ -48,7 +48,7 @@ type Recovery struct {
 	approved  bool // the pending wait follows a human's approval
 	repeats   int  // how often the session saw the latest result (a loop detector's count)
 
-	plan  plan      // the next attempt's call, worked out at the decision
+	plan  *plan     // the next attempt's call, worked out at the decision; nil until a guard needs one
 	loops *loopSeen // the calls corrections have left (WithLoopGuard); nil until one has
 
 	// The last analysis answered without an error, for the recovery notes.
@@ -230,7 +230,9 @@ func (r *Recovery) answer() *analysis { return &r.an }
 // analyzed is Analyzed once the step is checked and the answer is in r.an.
 func (r *Recovery) analyzed() {
 	r.hint = 0
-	r.plan.done = false
+	if r.plan != nil {
+		r.plan.done = false
+	}
 	var action RecoveryAction
 	reason := ReasonStrategy
 	if err := r.an.err; err != nil {

@@ -3,8 +3,6 @@ package reflection
 import (
 	"context"
 	"sync/atomic"
-
-	"github.com/loopctl-go/reflection/internal/errchain"
 )
 
 // DefaultRetryBudget is the capacity of a RetryBudget made with 0: the AWS
@@ -98,10 +96,10 @@ func retryCost(err error) int {
 	if err == nil {
 		return retryTokens
 	}
-	if errchain.Is(err, context.DeadlineExceeded) {
+	if chainIs(err, context.DeadlineExceeded) {
 		return timeoutTokens
 	}
-	if t, ok := errchain.As[interface{ Timeout() bool }](err); ok && callTimeout(t) {
+	if t, ok := chainAs[interface{ Timeout() bool }](err); ok && callTimeout(t) {
 		return timeoutTokens
 	}
 	return retryTokens

@@ -10,8 +10,6 @@ import (
 	"io/fs"
 	"reflect"
 	"sync"
-
-	"github.com/loopctl-go/reflection/internal/errchain"
 )
 
 // What NewCache's key tells apart: everything in a Failure an answer can
@@ -139,7 +137,7 @@ func (k *keyHasher) errIdentity(f *Failure) (ok bool) {
 	k.errTypes(err, &budget)
 	var matched uint64
 	for i, target := range identitySentinels {
-		if errchain.Is(err, target) {
+		if chainIs(err, target) {
 			matched |= 1 << i
 		}
 	}

@@ -3,8 +3,6 @@ package reflection
 import (
 	"errors"
 	"fmt"
-
-	"github.com/loopctl-go/reflection/internal/errchain"
 )
 
 // Effect says what running a tool a second time does. With WithEffects, the
@@ -71,7 +69,7 @@ const (
 // failed and whether the failure is ambiguous.
 func (r *Recovery) noteEffect(err error) {
 	r.fail.Effect = r.s.effectOf(r.cur.Name)
-	r.ambiguous = err == nil || !errchain.Is(err, ErrNoEffect)
+	r.ambiguous = err == nil || !chainIs(err, ErrNoEffect)
 }
 
 // effectRefuses says whether the effect guard refuses the Retry just

@@ -3,8 +3,6 @@ package reflection
 import (
 	"fmt"
 	"time"
-
-	"github.com/loopctl-go/reflection/internal/errchain"
 )
 
 // What the library reads from a host's error value. Every method of such a
@@ -83,7 +81,7 @@ type (
 // guardedInt finds the first T in err's chain and reads it; ok is false
 // when there is none or read panics.
 func guardedInt[T any](err error, read func(T) int) (n int, ok bool) {
-	t, found := errchain.As[T](err)
+	t, found := chainAs[T](err)
 	if !found {
 		return 0, false
 	}
@@ -97,11 +95,11 @@ func guardedInt[T any](err error, read func(T) int) (n int, ok bool) {
 
 // safeIs is errors.Is(err, target), bounded, and false when a method in
 // err's chain panics.
-func safeIs(err, target error) bool { return errchain.Is(err, target) }
+func safeIs(err, target error) bool { return chainIs(err, target) }
 
 // retryAfterGuarded is RetryAfterHint for an error whose methods must be
 // called: a panic in any of them means no hint. It walks the chain itself,
-// without allocating, and leaves the walk to errchain.As only when an error
+// without allocating, and leaves the walk to chainAs only when an error
 // in it has an As method of its own.
 func retryAfterGuarded(err error) (d time.Duration) {
 	defer func() {
@@ -109,11 +107,11 @@ func retryAfterGuarded(err error) (d time.Duration) {
 			d = 0
 		}
 	}()
-	budget := errchain.MaxNodes
+	budget := maxChainNodes
 	d, ok, custom := walkRetryAfter(err, &budget)
 	if custom {
 		var ra retryAfterer
-		if ra, ok = errchain.As[retryAfterer](err); ok {
+		if ra, ok = chainAs[retryAfterer](err); ok {
 			d = ra.RetryAfter()
 		}
 	}
@@ -125,7 +123,7 @@ func retryAfterGuarded(err error) (d time.Duration) {
 
 // walkRetryAfter looks for a retryAfterer depth-first, in errors.As's order,
 // visiting at most *budget errors (a chain that loops ends there). custom
-// reports an error with an As method, which only errchain.As can honour.
+// reports an error with an As method, which only chainAs can honour.
 func walkRetryAfter(err error, budget *int) (d time.Duration, ok, custom bool) {
 	for ; err != nil && *budget > 0; *budget-- {
 		if ra, is := err.(retryAfterer); is {
@@ -157,9 +155,9 @@ func walkRetryAfter(err error, budget *int) (d time.Duration, ok, custom bool) {
 // there), and a method that panics counts as no match. A runtime or adapter
 // that reads a host's errors uses it, so that no error value can hang or
 // crash it.
-func ErrorIs(err, target error) bool { return errchain.Is(err, target) }
+func ErrorIs(err, target error) bool { return chainIs(err, target) }
 
 // ErrorAs returns the first error in err's tree that is a T, or whose As
 // method accepts a *T, in errors.As's order, walked as ErrorIs walks it;
 // false when there is none.
-func ErrorAs[T any](err error) (T, bool) { return errchain.As[T](err) }
+func ErrorAs[T any](err error) (T, bool) { return chainAs[T](err) }

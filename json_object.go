@@ -1,12 +1,9 @@
 package reflection
 
-import "github.com/loopctl-go/reflection/internal/jsonscan"
-
-// scanObject reads b in one pass and reports whether it is exactly one valid
-// JSON value that is an object (white space around it allowed: json.Valid's
-// grammar, its nesting limit included), and whether an object anywhere in it
-// holds two keys that are equal, or equal under Unicode case folding
-// (escapes decoded).
+// scanObject reports whether b is exactly one valid JSON value that is an
+// object (white space around it allowed: json.Valid's grammar, its nesting
+// limit included), and whether an object anywhere in it holds two keys that
+// are equal, or equal under Unicode case folding (escapes decoded).
 //
 // Parsers disagree on such objects: encoding/json matches keys to struct
 // fields without regard to case and lets the last one win, others keep the
@@ -14,6 +11,6 @@ import "github.com/loopctl-go/reflection/internal/jsonscan"
 // value, so the Driver drops an InputFix that has them, and InputText
 // refuses them. A small object is checked without allocating.
 func scanObject(b []byte) (object, dup bool) {
-	r := jsonscan.Scan(b, jsonscan.Limits{})
+	r := ScanJSON(b, JSONLimits{})
 	return r.Object, r.Object && r.Dup
 }

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestScanObject: scanObject asks internal/jsonscan (fuzzed there against
+// TestScanObject: scanObject asks ScanJSON (fuzzed as FuzzScanJSON against
 // encoding/json) two questions; a repeated key counts only in a valid object.
 func TestScanObject(t *testing.T) {
 	tests := []struct {

@@ -3,8 +3,6 @@ package reflection
 import (
 	"strconv"
 	"strings"
-
-	"github.com/loopctl-go/reflection/internal/textcut"
 )
 
 // Recovery notes (WithRecoveryNotes) tell the model what recovery did, after
@@ -59,7 +57,7 @@ func (r *Recovery) softNote() string {
 // cutText cuts s to at most limit bytes, on a UTF-8 boundary, with a marker
 // that says how many bytes were dropped.
 func cutText(s string, limit int) string {
-	return textcut.Cut(s, limit)
+	return CutText(s, limit)
 }
 
 // repeatNote tells the model that the result it reads has come back n times

@@ -1,7 +1,5 @@
 package reflection
 
-import "github.com/loopctl-go/reflection/internal/errchain"
-
 // Reason says, in a word, why a call ended as it did: "" for a success. The
 // Outcome says how it ended; the Reason tells apart the rules that end a
 // call the same way (a strategy's Fail, a breaker, a budget, a loop).
@@ -29,13 +27,13 @@ const (
 
 // stopReason is the Reason of a call that Stop ends with err.
 func stopReason(err error) Reason {
-	if _, ok := errchain.As[*LoopDetectedError](err); ok {
+	if _, ok := chainAs[*LoopDetectedError](err); ok {
 		return ReasonLoopDetected
 	}
-	if _, ok := errchain.As[*WaitPastDeadlineError](err); ok {
+	if _, ok := chainAs[*WaitPastDeadlineError](err); ok {
 		return ReasonDeadline
 	}
-	if errchain.Is(err, ErrNilDispatch) {
+	if chainIs(err, ErrNilDispatch) {
 		return ReasonNilDispatch
 	}
 	return ReasonCanceled
@@ -44,9 +42,9 @@ func stopReason(err error) Reason {
 // refuseReason is the Reason of a call that Refuse ends with err.
 func refuseReason(err error) Reason {
 	switch {
-	case errchain.Is(err, ErrCircuitOpen):
+	case chainIs(err, ErrCircuitOpen):
 		return ReasonCircuitOpen
-	case errchain.Is(err, ErrRetryBudget):
+	case chainIs(err, ErrRetryBudget):
 		return ReasonBudgetExhausted
 	}
 	return ReasonRefused

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/loopctl-go/reflection"
-	"github.com/loopctl-go/reflection/internal/textcut"
 	"github.com/sashabaranov/go-openai"
 )
 
@@ -216,7 +215,7 @@ func (r *Reflector) echo(answer string) string {
 func (r *Reflector) scrub(s string, limit int) string {
 	s = r.redacted(s)
 	if limit > 0 {
-		s = textcut.Cut(s, limit)
+		s = reflection.CutText(s, limit)
 	}
 	return s
 }

@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/loopctl-go/reflection"
-	"github.com/loopctl-go/reflection/internal/errchain"
 )
 
 // Defaults returns the stock table, a fresh slice on every call. It answers
@@ -115,7 +114,7 @@ var stockRules = sync.OnceValue(func() []Rule {
 		{Name: "connection-errno", When: ErrorIs(connectionErrnos...),
 			Then: Transient("the connection was refused, reset or broken")},
 		{Name: "connection-closed", When: ErrorAs(func(e *url.Error) bool {
-			return errchain.Is(e.Err, io.EOF) || errchain.Is(e.Err, io.ErrUnexpectedEOF)
+			return reflection.ErrorIs(e.Err, io.EOF) || reflection.ErrorIs(e.Err, io.ErrUnexpectedEOF)
 		}), Then: Transient("the server closed the connection before answering")},
 		{Name: "retry-after-error", When: Condition{match: func(v *failureView) bool {
 			return reflection.RetryAfterHint(v.f.Err) > 0

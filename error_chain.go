@@ -1,25 +1,26 @@
-// Package errchain walks error trees as errors.Is and errors.As do, but
-// bounded and guarded, for code that must not hang or crash on a host's
-// error value: a chain that loops (an Unwrap that returns its own receiver)
-// ends after MaxNodes errors, and a method that panics (Error, Is, As,
+package reflection
+
+// The walks of a host's error tree that the library makes: as errors.Is and
+// errors.As do, but bounded and guarded, so that no error value can hang or
+// crash a call. A chain that loops (an Unwrap that returns its own receiver)
+// ends after maxChainNodes errors, and a method that panics (Error, Is, As,
 // Unwrap) counts as "nothing found".
-package errchain
 
-// MaxNodes bounds how many errors one walk visits. Real chains hold a
+// maxChainNodes bounds how many errors one walk visits. Real chains hold a
 // handful; a tree that holds more, or a chain that loops, is cut there.
-const MaxNodes = 1000
+const maxChainNodes = 1000
 
-// Is reports whether an error in err's tree matches target, in the order
+// chainIs reports whether an error in err's tree matches target, in the order
 // and by the rules of errors.Is: equal to it, or an Is method that says so.
-// A panic in any method of the tree, or a walk past MaxNodes, means false.
-func Is(err, target error) (is bool) {
+// A panic in any method of the tree, or a walk past maxChainNodes, means false.
+func chainIs(err, target error) (is bool) {
 	if err == nil || target == nil {
 		return err == target
 	}
 	switch err.(type) {
 	case interface{ Is(error) bool }, interface{ Unwrap() error }, interface{ Unwrap() []error }:
 	default: // the common case: a plain error, no method to call
-		return equal(err, target)
+		return equalErrors(err, target)
 	}
 	defer func() {
 		if recover() != nil {
@@ -27,8 +28,8 @@ func Is(err, target error) (is bool) {
 		}
 	}()
 	found := false
-	walk(err, func(e error) bool {
-		if equal(e, target) {
+	walkChain(err, func(e error) bool {
+		if equalErrors(e, target) {
 			found = true
 		} else if x, ok := e.(interface{ Is(error) bool }); ok && x.Is(target) {
 			found = true
@@ -38,10 +39,10 @@ func Is(err, target error) (is bool) {
 	return found
 }
 
-// As returns the first error in err's tree that is a T, or whose As method
+// chainAs returns the first error in err's tree that is a T, or whose As method
 // accepts a *T, in the order and by the rules of errors.As. A panic in any
-// method of the tree, or a walk past MaxNodes, means none.
-func As[T any](err error) (out T, ok bool) {
+// method of the tree, or a walk past maxChainNodes, means none.
+func chainAs[T any](err error) (out T, ok bool) {
 	if err == nil {
 		return out, false
 	}
@@ -51,7 +52,7 @@ func As[T any](err error) (out T, ok bool) {
 			out, ok = zero, false
 		}
 	}()
-	walk(err, func(e error) bool {
+	walkChain(err, func(e error) bool {
 		if t, is := e.(T); is {
 			out, ok = t, true
 			return true
@@ -68,24 +69,10 @@ func As[T any](err error) (out T, ok bool) {
 	return out, ok
 }
 
-// Text returns err.Error(); "" for a nil err, and fallback(v), v the panic
-// value, when Error panics.
-func Text(err error, fallback func(v any) string) (text string) {
-	if err == nil {
-		return ""
-	}
-	defer func() {
-		if v := recover(); v != nil {
-			text = fallback(v)
-		}
-	}()
-	return err.Error()
-}
-
-// walk calls visit on each error of err's tree, depth first as errors.Is
-// visits them, until visit returns true or MaxNodes errors have been seen.
-func walk(err error, visit func(error) bool) {
-	budget := MaxNodes
+// walkChain calls visit on each error of err's tree, depth first as errors.Is
+// visits them, until visit returns true or maxChainNodes errors have been seen.
+func walkChain(err error, visit func(error) bool) {
+	budget := maxChainNodes
 	var step func(error) bool
 	step = func(e error) bool {
 		for e != nil {
@@ -115,9 +102,9 @@ func walk(err error, visit func(error) bool) {
 	step(err)
 }
 
-// equal is a == b, false when their dynamic type is not comparable (the
+// equalErrors is a == b, false when their dynamic type is not comparable (the
 // comparison would panic).
-func equal(a, b error) (eq bool) {
+func equalErrors(a, b error) (eq bool) {
 	defer func() {
 		if recover() != nil {
 			eq = false

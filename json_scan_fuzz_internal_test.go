@@ -1,4 +1,4 @@
-package jsonscan
+package reflection
 
 import (
 	"bytes"
@@ -8,17 +8,17 @@ import (
 	"testing"
 )
 
-// model is what Scan should find in a valid text, found again the slow,
+// jsonModel is what Scan should find in a valid text, found again the slow,
 // obvious way: encoding/json's tokenizer, each object's keys kept in order as
 // they decode and compared with strings.EqualFold.
-type model struct {
-	stats  Stats
+type jsonModel struct {
+	stats  JSONStats
 	object bool
 	dupAt  int // offset of the first repeated key's first byte after its quote; -1 for none
 }
 
-func modelOf(doc []byte) model {
-	m := model{dupAt: -1}
+func jsonModelOf(doc []byte) jsonModel {
+	m := jsonModel{dupAt: -1}
 	t := bytes.TrimLeft(doc, " \t\r\n")
 	m.object = len(t) > 0 && t[0] == '{'
 	dec := json.NewDecoder(bytes.NewReader(doc))
@@ -81,14 +81,14 @@ func modelOf(doc []byte) model {
 			m.stats.MaxNumber = max(m.stats.MaxNumber, len(lit))
 			if e := strings.IndexAny(lit, "eE"); e >= 0 {
 				digits := strings.TrimLeft(strings.TrimLeft(lit[e+1:], "+-"), "0")
-				exp := MaxCountedExponent
+				exp := MaxCountedJSONExponent
 				if len(digits) < 10 {
 					exp = 0
 					for _, c := range digits {
 						exp = exp*10 + int(c-'0')
 					}
 				}
-				m.stats.MaxExponent = max(m.stats.MaxExponent, min(exp, MaxCountedExponent))
+				m.stats.MaxExponent = max(m.stats.MaxExponent, min(exp, MaxCountedJSONExponent))
 			}
 		default: // true, false, null
 			m.stats.Tokens++
@@ -99,24 +99,24 @@ func modelOf(doc []byte) model {
 	}
 }
 
-// sameResult reports whether a and b say the same of the same text.
-func sameResult(a, b Result) bool {
-	return a.Stats == b.Stats && a.Valid == b.Valid && a.Object == b.Object && a.Over == b.Over &&
+// sameJSONScan reports whether a and b say the same of the same text.
+func sameJSONScan(a, b JSONScan) bool {
+	return a.JSONStats == b.JSONStats && a.Valid == b.Valid && a.Object == b.Object && a.Over == b.Over &&
 		a.Dup == b.Dup && len(a.DupKey) == len(b.DupKey) && cap(a.DupKey) == cap(b.DupKey) && len(a.Number) == len(b.Number)
 }
 
-// overLimits lists the limits of lim that the counts in s break.
-func overLimits(s Stats, lim Limits) []Limit {
-	var out []Limit
+// jsonOverLimits lists the limits of lim that the counts in s break.
+func jsonOverLimits(s JSONStats, lim JSONLimits) []JSONLimit {
+	var out []JSONLimit
 	for _, c := range []struct {
 		got, limit int
-		which      Limit
+		which      JSONLimit
 	}{
-		{s.Depth, lim.Depth, LimitDepth},
-		{s.Tokens, lim.Tokens, LimitTokens},
-		{s.Objects, lim.Objects, LimitObjects},
-		{s.MaxNumber, lim.NumberLength, LimitNumberLength},
-		{s.MaxExponent, lim.NumberExponent, LimitNumberExponent},
+		{s.Depth, lim.Depth, JSONLimitDepth},
+		{s.Tokens, lim.Tokens, JSONLimitTokens},
+		{s.Objects, lim.Objects, JSONLimitObjects},
+		{s.MaxNumber, lim.NumberLength, JSONLimitNumberLength},
+		{s.MaxExponent, lim.NumberExponent, JSONLimitNumberExponent},
 	} {
 		if c.limit > 0 && c.got > c.limit {
 			out = append(out, c.which)
@@ -125,13 +125,13 @@ func overLimits(s Stats, lim Limits) []Limit {
 	return out
 }
 
-// FuzzScan: on any bytes, Scan never panics and agrees with json.Valid; on a
+// FuzzScanJSON: on any bytes, Scan never panics and agrees with json.Valid; on a
 // valid text it finds the object, the first repeated key and the counts that
-// the model finds, and stops exactly when a count breaks a limit, at one of
+// the jsonModel finds, and stops exactly when a count breaks a limit, at one of
 // the limits broken, with the count one above it.
 //
-//	go test -run '^$' -fuzz '^FuzzScan$' -fuzztime 10000x ./internal/jsonscan
-func FuzzScan(f *testing.F) {
+//	go test -run '^$' -fuzz '^FuzzScanJSON$' -fuzztime 10000x .
+func FuzzScanJSON(f *testing.F) {
 	for _, s := range []string{
 		// Validity, objectness and repeated keys.
 		`{}`, ` {"a":1} `, `{"a":1,"A":2}`, `{"a":{"b":1,"B":[1,2]}}`, `{"\u0041":1,"a":2}`, `{"k":1,"\u212a":2}`,
@@ -148,39 +148,39 @@ func FuzzScan(f *testing.F) {
 		f.Add([]byte(s), 3, 10, 2, 20, 5)
 	}
 	f.Fuzz(func(t *testing.T, doc []byte, depth, tokens, objects, numLen, numExp int) {
-		open := Scan(doc, Limits{})
+		open := ScanJSON(doc, JSONLimits{})
 		if open.Valid != json.Valid(doc) {
-			t.Fatalf("Scan(%q).Valid = %v, json.Valid says %v", doc, open.Valid, !open.Valid)
+			t.Fatalf("ScanJSON(%q).Valid = %v, json.Valid says %v", doc, open.Valid, !open.Valid)
 		}
-		if open.Over != NoLimit {
-			t.Fatalf("Scan(%q) with no limits stopped at limit %d", doc, open.Over)
+		if open.Over != JSONNoLimit {
+			t.Fatalf("ScanJSON(%q) with no limits stopped at limit %d", doc, open.Over)
 		}
-		lim := Limits{Depth: depth, Tokens: tokens, Objects: objects, NumberLength: numLen, NumberExponent: numExp}
-		limited := Scan(doc, lim)
+		lim := JSONLimits{Depth: depth, Tokens: tokens, Objects: objects, NumberLength: numLen, NumberExponent: numExp}
+		limited := ScanJSON(doc, lim)
 		if !open.Valid {
 			if open.Object || limited.Valid || limited.Object {
-				t.Fatalf("Scan(%q) calls an invalid text valid or an object: %+v, %+v", doc, open, limited)
+				t.Fatalf("ScanJSON(%q) calls an invalid text valid or an object: %+v, %+v", doc, open, limited)
 			}
 			return
 		}
-		want := modelOf(doc)
+		want := jsonModelOf(doc)
 		if open.Object != want.object {
-			t.Fatalf("Scan(%q).Object = %v, want %v", doc, open.Object, want.object)
+			t.Fatalf("ScanJSON(%q).Object = %v, want %v", doc, open.Object, want.object)
 		}
 		gotDupAt := -1
 		if open.Dup {
 			gotDupAt = cap(doc) - cap(open.DupKey)
 		}
 		if gotDupAt != want.dupAt {
-			t.Fatalf("Scan(%q): first repeated key at %d (%q), want at %d", doc, gotDupAt, open.DupKey, want.dupAt)
+			t.Fatalf("ScanJSON(%q): first repeated key at %d (%q), want at %d", doc, gotDupAt, open.DupKey, want.dupAt)
 		}
-		if open.Stats != want.stats {
-			t.Fatalf("Scan(%q) counted %+v, want %+v", doc, open.Stats, want.stats)
+		if open.JSONStats != want.stats {
+			t.Fatalf("ScanJSON(%q) counted %+v, want %+v", doc, open.JSONStats, want.stats)
 		}
-		over := overLimits(want.stats, lim)
+		over := jsonOverLimits(want.stats, lim)
 		if len(over) == 0 {
-			if !sameResult(limited, open) {
-				t.Fatalf("Scan(%q, %+v) = %+v, want the scan without limits, %+v", doc, lim, limited, open)
+			if !sameJSONScan(limited, open) {
+				t.Fatalf("ScanJSON(%q, %+v) = %+v, want the scan without limits, %+v", doc, lim, limited, open)
 			}
 			return
 		}
@@ -189,23 +189,23 @@ func FuzzScan(f *testing.F) {
 			hit = hit || l == limited.Over
 		}
 		if !hit || limited.Valid || limited.Object {
-			t.Fatalf("Scan(%q, %+v) stopped at %d (valid %v), want one of %v", doc, lim, limited.Over, limited.Valid, over)
+			t.Fatalf("ScanJSON(%q, %+v) stopped at %d (valid %v), want one of %v", doc, lim, limited.Over, limited.Valid, over)
 		}
 		switch limited.Over {
-		case LimitDepth:
+		case JSONLimitDepth:
 			hit = limited.Depth == depth+1
-		case LimitTokens:
+		case JSONLimitTokens:
 			hit = limited.Tokens == tokens+1
-		case LimitObjects:
+		case JSONLimitObjects:
 			hit = limited.Objects == objects+1
-		case LimitNumberLength:
+		case JSONLimitNumberLength:
 			hit = len(limited.Number) > numLen
-		case LimitNumberExponent:
+		case JSONLimitNumberExponent:
 			_, exp, _ := numberEnd(limited.Number, 0)
 			hit = exp > numExp
 		}
 		if !hit {
-			t.Fatalf("Scan(%q, %+v) stopped at %d with %+v, number %q: not the count that broke it", doc, lim, limited.Over, limited.Stats, limited.Number)
+			t.Fatalf("ScanJSON(%q, %+v) stopped at %d with %+v, number %q: not the count that broke it", doc, lim, limited.Over, limited.JSONStats, limited.Number)
 		}
 	})
 }

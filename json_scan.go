@@ -1,16 +1,7 @@
-// Package jsonscan reads a JSON text in one pass without decoding it. It
-// answers the questions the library's security checks ask before anything
-// decodes the text: is it exactly one JSON value (encoding/json's grammar and
-// nesting limit), is that value an object, does an object in it repeat a key
-// (exactly, or under Unicode case folding once escapes are decoded), and how
-// large is it (nesting, values, objects, strings, numbers), stopping at the
-// first limit it breaks.
-//
-// A small, plain text is scanned without allocating.
-package jsonscan
+package reflection
 
-// Limits bounds a scan. A field of 0 or below sets no limit.
-type Limits struct {
+// JSONLimits bounds a scan. A field of 0 or below sets no limit.
+type JSONLimits struct {
 	Depth          int // nesting of objects and arrays
 	Tokens         int // values and keys
 	Objects        int // objects
@@ -18,47 +9,47 @@ type Limits struct {
 	NumberExponent int // the exponent of one number literal, either sign
 }
 
-// Limit names the field of Limits a scan stopped at.
-type Limit uint8
+// JSONLimit names the field of JSONLimits a scan stopped at.
+type JSONLimit uint8
 
 // The limits a scan can stop at.
 const (
-	NoLimit Limit = iota
-	LimitDepth
-	LimitTokens
-	LimitObjects
-	LimitNumberLength
-	LimitNumberExponent
+	JSONNoLimit JSONLimit = iota
+	JSONLimitDepth
+	JSONLimitTokens
+	JSONLimitObjects
+	JSONLimitNumberLength
+	JSONLimitNumberExponent
 )
 
-// Stats is what a scan counted, up to where it stopped.
-type Stats struct {
+// JSONStats is what a scan counted, up to where it stopped.
+type JSONStats struct {
 	Depth       int // the deepest nesting of objects and arrays
 	Tokens      int // values and keys
 	Objects     int
 	MaxString   int // the longest string, keys included, in raw bytes between its quotes
 	MaxKey      int // the longest object key, likewise
 	MaxNumber   int // the longest number literal, in bytes
-	MaxExponent int // the largest exponent of a number literal, either sign, at most MaxCountedExponent
+	MaxExponent int // the largest exponent of a number literal, either sign, at most MaxCountedJSONExponent
 }
 
-// MaxCountedExponent is where Stats.MaxExponent stops counting.
-const MaxCountedExponent = 1 << 30
+// MaxCountedJSONExponent is where JSONStats.MaxExponent stops counting.
+const MaxCountedJSONExponent = 1 << 30
 
-// Result is what Scan found.
-type Result struct {
-	Stats
+// JSONScan is what Scan found.
+type JSONScan struct {
+	JSONStats
 
 	// Valid is true when the text is exactly one JSON value, with white
 	// space around it allowed: what json.Valid accepts. Object is true when
 	// that value is also an object.
 	Valid, Object bool
 
-	// Over is the limit the scan stopped at, or NoLimit. A scan that stopped
-	// is neither Valid nor an Object; Stats holds the count that broke the
+	// Over is the limit the scan stopped at, or JSONNoLimit. A scan that stopped
+	// is neither Valid nor an Object; JSONStats holds the count that broke the
 	// limit (Depth, Tokens or Objects one above it), and Number the literal
 	// that did.
-	Over   Limit
+	Over   JSONLimit
 	Number []byte
 
 	// Dup is true when some object repeats one of its keys, exactly or under
@@ -69,12 +60,12 @@ type Result struct {
 	DupKey []byte
 }
 
-// maxNesting is how deep arrays and objects may nest in a valid text:
+// maxJSONNesting is how deep arrays and objects may nest in a valid text:
 // encoding/json's limit.
-const maxNesting = 10000
+const maxJSONNesting = 10000
 
-// maxText is the size of the largest text Scan reads.
-const maxText = 1<<31 - 1
+// maxJSONText is the size of the largest text Scan reads.
+const maxJSONText = 1<<31 - 1
 
 // What Scan expects next.
 const (
@@ -83,24 +74,35 @@ const (
 	wantAfter        // a comma, a closing bracket, or the end
 )
 
-// Scan reads b, a JSON text, in one pass, and stops at its first syntax
-// error or at the first limit of lim it breaks.
-func Scan(b []byte, lim Limits) (r Result) {
+// ScanJSON reads a JSON text in one pass without decoding it. It answers the
+// questions the library's own checks ask before anything decodes a text a
+// model or a third party wrote (the Driver's check of an InputFix, the llm
+// Reflector's limits on tool schemas and inputs), and that a host's own
+// input check may ask too: is it exactly one JSON value (encoding/json's
+// grammar and nesting limit), is that value an object, does an object in it
+// repeat a key (exactly, or under Unicode case folding once escapes are
+// decoded: parsers disagree on such objects), and how large is it (nesting,
+// values, objects, strings, numbers), stopping at the first limit it breaks.
+// A small, plain text is scanned without allocating.
+//
+// b is read up to its first syntax error, or to the first limit of lim
+// it breaks.
+func ScanJSON(b []byte, lim JSONLimits) (r JSONScan) {
 	var (
-		frameBuf  [8]frame
-		keyBuf    [16]span
+		frameBuf  [8]jsonFrame
+		keyBuf    [16]jsonKeySpan
 		frames    = frameBuf[:0]
 		keys      = keyBuf[:0]
-		maxTokens = orMax(lim.Tokens)
-		maxObj    = orMax(lim.Objects)
-		maxNumLen = orMax(lim.NumberLength)
-		maxExp    = orMax(lim.NumberExponent)
-		maxDepth  = maxNesting
+		maxTokens = orMaxInt(lim.Tokens)
+		maxObj    = orMaxInt(lim.Objects)
+		maxNumLen = orMaxInt(lim.NumberLength)
+		maxExp    = orMaxInt(lim.NumberExponent)
+		maxDepth  = maxJSONNesting
 	)
-	if lim.Depth > 0 && lim.Depth <= maxNesting {
+	if lim.Depth > 0 && lim.Depth <= maxJSONNesting {
 		maxDepth = lim.Depth
 	}
-	if len(b) > maxText {
+	if len(b) > maxJSONText {
 		return
 	}
 	i := 0
@@ -113,24 +115,24 @@ func Scan(b []byte, lim Limits) (r Result) {
 				return
 			}
 			if r.Tokens++; r.Tokens > maxTokens {
-				r.Over = LimitTokens
+				r.Over = JSONLimitTokens
 				return
 			}
 			switch c := b[i]; {
 			case c == '{' || c == '[':
 				if c == '{' {
 					if r.Objects++; r.Objects > maxObj {
-						r.Over = LimitObjects
+						r.Over = JSONLimitObjects
 						return
 					}
 				}
 				if len(frames) == maxDepth {
 					if maxDepth == lim.Depth {
-						r.Depth, r.Over = maxDepth+1, LimitDepth
+						r.Depth, r.Over = maxDepth+1, JSONLimitDepth
 					}
 					return
 				}
-				frames = append(frames, frame{object: c == '{', first: int32(len(keys))})
+				frames = append(frames, jsonFrame{object: c == '{', first: int32(len(keys))})
 				r.Depth = max(r.Depth, len(frames))
 				i = skipSpace(b, i+1)
 				closing := byte(']')
@@ -158,10 +160,10 @@ func Scan(b []byte, lim Limits) (r Result) {
 				r.MaxNumber, r.MaxExponent = max(r.MaxNumber, end-i), max(r.MaxExponent, exp)
 				switch {
 				case end-i > maxNumLen:
-					r.Over, r.Number = LimitNumberLength, b[i:end]
+					r.Over, r.Number = JSONLimitNumberLength, b[i:end]
 					return
 				case exp > maxExp:
-					r.Over, r.Number = LimitNumberExponent, b[i:end]
+					r.Over, r.Number = JSONLimitNumberExponent, b[i:end]
 					return
 				}
 				i = end
@@ -180,7 +182,7 @@ func Scan(b []byte, lim Limits) (r Result) {
 				return
 			}
 			if r.Tokens++; r.Tokens > maxTokens {
-				r.Over = LimitTokens
+				r.Over = JSONLimitTokens
 				return
 			}
 			end, escaped, ok := stringEnd(b, i)
@@ -190,7 +192,7 @@ func Scan(b []byte, lim Limits) (r Result) {
 			size := end - i - 2
 			r.MaxString, r.MaxKey = max(r.MaxString, size), max(r.MaxKey, size)
 			if !r.Dup {
-				key, top := span{int32(i + 1), int32(end - 1), escaped}, &frames[len(frames)-1]
+				key, top := jsonKeySpan{int32(i + 1), int32(end - 1), escaped}, &frames[len(frames)-1]
 				var dup bool
 				if int(top.first) == len(keys) && top.folded == nil {
 					keys = append(keys, key) // the object's first key: nothing to compare
@@ -230,8 +232,8 @@ func Scan(b []byte, lim Limits) (r Result) {
 	}
 }
 
-// orMax returns n, or the largest int when n sets no limit.
-func orMax(n int) int {
+// orMaxInt returns n, or the largest int when n sets no limit.
+func orMaxInt(n int) int {
 	if n <= 0 {
 		return int(^uint(0) >> 1)
 	}

@@ -1,12 +1,14 @@
-package textcut
+package reflection_test
 
 import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/loopctl-go/reflection"
 )
 
-func TestCut(t *testing.T) {
+func TestCutText(t *testing.T) {
 	tests := []struct {
 		name, s string
 		limit   int
@@ -24,8 +26,8 @@ func TestCut(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Cut(tt.s, tt.limit); got != tt.want {
-				t.Errorf("Cut(%q, %d) = %q, want %q", tt.s, tt.limit, got, tt.want)
+			if got := reflection.CutText(tt.s, tt.limit); got != tt.want {
+				t.Errorf("CutText(%q, %d) = %q, want %q", tt.s, tt.limit, got, tt.want)
 			}
 		})
 	}
@@ -33,13 +35,13 @@ func TestCut(t *testing.T) {
 
 // TestCutKeepsValidTextValid: for every limit, the kept part of valid UTF-8
 // is valid, as long as it can be, and a prefix of the text.
-func TestCutKeepsValidTextValid(t *testing.T) {
+func TestCutTextKeepsValidTextValid(t *testing.T) {
 	s := "añ€😀b" + strings.Repeat("é", 3)
 	for limit := range len(s) + 2 {
-		got := Cut(s, limit)
+		got := reflection.CutText(s, limit)
 		kept, _, _ := strings.Cut(got, "…[truncated ")
 		if !utf8.ValidString(kept) || !strings.HasPrefix(s, kept) || len(kept) > limit || limit-len(kept) >= utf8.UTFMax {
-			t.Errorf("Cut(%q, %d) = %q", s, limit, got)
+			t.Errorf("CutText(%q, %d) = %q", s, limit, got)
 		}
 	}
 }

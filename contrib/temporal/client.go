@@ -63,6 +63,12 @@ func SendAnswer(ctx context.Context, c client.Client, workflowID, runID, callID 
 	if err == nil {
 		err = h.Get(ctx, nil)
 	}
+	// The SDK may give up a moment before ctx itself ends (its deadline for
+	// the request is a little earlier): its timeout error wraps ctx's.
+	var gaveUp *client.WorkflowUpdateServiceTimeoutOrCanceledError
+	if err != nil && ctx.Err() == nil && errors.As(err, &gaveUp) {
+		return fmt.Errorf("reflectiontemporal: answer call %q: no worker took the answer before ctx ended: %w", callID, err)
+	}
 	if err != nil && ctx.Err() != nil {
 		return fmt.Errorf("reflectiontemporal: answer call %q: no worker took the answer before ctx ended: %w (%w)", callID, ctx.Err(), err)
 	}

@@ -32,10 +32,10 @@ func relIndent(s string) string {
 }
 
 // FuzzUserMessage: UserMessage never panics, whatever the failure holds; its
-// text is exactly API.md's template with every continuation line of a field
-// indented; and no text of the failure can forge a template line: split at
-// every kind of line break, the lines that are not indented are exactly the
-// template's labels, in order, 5 of them (6 with a schema).
+// text is exactly the template UserMessage documents, with every continuation
+// line of a field indented; and no text of the failure can forge a template
+// line: split at every kind of line break, the lines that are not indented
+// are exactly the template's labels, in order, 5 of them (6 with a schema).
 //
 //	go test -run '^$' -fuzz '^FuzzUserMessage$' -fuzztime 10s ./llm
 func FuzzUserMessage(f *testing.F) {

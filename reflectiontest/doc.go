@@ -1,7 +1,7 @@
 // Package reflectiontest helps test code that uses a reflection.Driver, and
 // runtimes of the recovery loop: a scripted Reflector, a scripted
 // RecoveryStrategy, a scripted tool, an Observer that records every step, a
-// few assertions, and a conformance suite. It imports only the standard
+// few assertions, real network errors, and a conformance suite. It imports only the standard
 // library and the reflection package.
 //
 // # Scripts
@@ -32,6 +32,19 @@
 // (made by Succeed, Fail, Error or Panic); reflection.Outcome says how a
 // whole call ended (OutcomeSucceeded, OutcomeFailed...), as a Report
 // records it.
+//
+// # Real network errors
+//
+// NetError makes a network failure for real, on loopback or over an
+// in-memory pipe (a refused dial, a reset connection, a read past its
+// deadline, an HTTP request whose context expired, a resolver's SERVFAIL or
+// NXDOMAIN), so a Reflector that looks at error types, or a runtime that
+// carries them across a process boundary, is tested against the errors the
+// standard library really returns:
+//
+//	tool := reflectiontest.NewTool(
+//		reflectiontest.Error(reflectiontest.NetError(t, reflectiontest.ConnectionReset)),
+//		reflectiontest.Succeed("ok"))
 //
 // # Conformance of a runtime
 //

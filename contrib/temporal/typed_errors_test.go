@@ -10,7 +10,6 @@ import (
 	"io"
 	"io/fs"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"syscall"
@@ -27,23 +26,22 @@ import (
 	rt "github.com/loopctl-go/reflection/contrib/temporal"
 )
 
-// typedErrors are errors whose types the rules package checks, most of them
-// made by the real thing on loopback.
-func typedErrors(t *testing.T) []struct {
+// typedError is an error whose types the rules package checks.
+type typedError struct {
 	name string
 	err  error
-} {
-	return []struct {
-		name string
-		err  error
-	}{
-		{"refused dial (*net.OpError, ECONNREFUSED)", refusedDial(t)},
-		{"refused HTTP request (*url.Error)", refusedHTTP(t)},
-		{"connection reset by peer", resetRead(t)},
-		{"read past its deadline", deadlineRead(t)},
-		{"HTTP request with an expired context", expiredHTTP(t)},
-		{"DNS SERVFAIL (*net.DNSError, temporary)", &net.DNSError{Err: "server misbehaving", Name: "tools.example.test", Server: "10.0.0.2:53", IsTemporary: true}},
-		{"DNS NXDOMAIN (*net.DNSError, not found)", &net.DNSError{Err: "no such host", Name: "tools.example.test", IsNotFound: true}},
+}
+
+// typedErrors are errors whose types the rules package checks: first those
+// the network stack really makes, then built ones for the rest.
+func typedErrors(t *testing.T) []typedError {
+	var all []typedError
+	for _, f := range reflectiontest.NetFailures() {
+		all = append(all, typedError{f.String(), reflectiontest.NetError(t, f)})
+	}
+	return append(all, []typedError{
+		{"DNS SERVFAIL, built (*net.DNSError, temporary)", &net.DNSError{Err: "server misbehaving", Name: "tools.example.test", Server: "10.0.0.2:53", IsTemporary: true}},
+		{"DNS NXDOMAIN, built (*net.DNSError, not found)", &net.DNSError{Err: "no such host", Name: "tools.example.test", IsNotFound: true}},
 		{"DNS timeout", &net.DNSError{Err: "i/o timeout", Name: "api.example.com", Server: "10.0.0.2:53", IsTimeout: true}},
 		{"wrapped ECONNREFUSED", fmt.Errorf("call search: %w", syscall.ECONNREFUSED)},
 		{"write: broken pipe", &net.OpError{Op: "write", Net: "tcp", Err: os.NewSyscallError("write", syscall.EPIPE)}},
@@ -54,7 +52,7 @@ func typedErrors(t *testing.T) []struct {
 		{"RetryAfter()", fmt.Errorf("search: %w", rateLimited{after: 7 * time.Second})},
 		{"StatusCode() 503", awsStyleError{status: 503}},
 		{"HTTPStatusCode() 401", awsStyleError{status: 401}},
-	}
+	}...)
 }
 
 // TestTypedErrorsCrossTemporal checks that what the rules check on an error
@@ -143,77 +141,4 @@ func verdict(a reflection.Attempt) string {
 	}
 	return fmt.Sprintf("%s recoverable=%t severity=%s retry_after=%s",
 		a.Analysis.Context, a.Analysis.IsRecoverable, a.Analysis.Severity, a.Analysis.RetryAfter)
-}
-
-// closedPort returns a loopback address nothing listens on.
-func closedPort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-	return addr
-}
-
-func refusedDial(t *testing.T) error {
-	conn, err := net.Dial("tcp", closedPort(t))
-	if conn != nil {
-		conn.Close()
-	}
-	return err
-}
-
-func refusedHTTP(t *testing.T) error {
-	tr := &http.Transport{}
-	defer tr.CloseIdleConnections()
-	resp, err := (&http.Client{Transport: tr}).Get("http://" + closedPort(t) + "/v1/items")
-	if resp != nil {
-		resp.Body.Close()
-	}
-	return err
-}
-
-func expiredHTTP(t *testing.T) error {
-	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+closedPort(t)+"/v1/items", nil)
-	require.NoError(t, err)
-	tr := &http.Transport{}
-	defer tr.CloseIdleConnections()
-	resp, err := (&http.Client{Transport: tr}).Do(req)
-	if resp != nil {
-		resp.Body.Close()
-	}
-	return err
-}
-
-// connPair returns both ends of a real loopback TCP connection.
-func connPair(t *testing.T) (client, server *net.TCPConn) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer ln.Close()
-	c, err := net.Dial("tcp", ln.Addr().String())
-	require.NoError(t, err)
-	s, err := ln.Accept()
-	require.NoError(t, err)
-	return c.(*net.TCPConn), s.(*net.TCPConn)
-}
-
-func resetRead(t *testing.T) error {
-	client, server := connPair(t)
-	defer client.Close()
-	require.NoError(t, server.SetLinger(0)) // close sends RST
-	require.NoError(t, server.Close())
-	_, err := client.Read(make([]byte, 1))
-	return err
-}
-
-func deadlineRead(t *testing.T) error {
-	client, server := connPair(t)
-	defer client.Close()
-	defer server.Close()
-	require.NoError(t, client.SetReadDeadline(time.Now().Add(-time.Second)))
-	_, err := client.Read(make([]byte, 1))
-	return err
 }

@@ -172,13 +172,9 @@ func (s *scenario) validateTools() error {
 		if err := isObject(schema); err != nil {
 			return fmt.Errorf("tools[%d].input_schema: %w", i, err)
 		}
-		eff := t.Effect
-		if eff == "" {
-			eff = effectUndeclared
-		}
 		s.tools[i] = tool{
 			schema: reflection.ToolSchema{Name: t.Name, Description: t.Description, InputSchema: schema},
-			effect: eff,
+			effect: t.Effect,
 		}
 	}
 	return nil

@@ -1,8 +1,6 @@
 package recovery
 
 import (
-	"fmt"
-
 	"github.com/loopctl-go/reflection"
 )
 
@@ -34,11 +32,7 @@ func newSharedState() *sharedState {
 func safeOptions(sc *scenario, shared *sharedState) []reflection.Option {
 	effects := make(map[string]reflection.Effect, len(sc.tools))
 	for _, t := range sc.tools {
-		var e reflection.Effect
-		if err := e.UnmarshalText([]byte(t.effect)); err != nil {
-			panic(fmt.Sprintf("recovery: scenario %s: tool %s: %v", sc.ID, t.schema.Name, err)) // validate let it through
-		}
-		effects[t.schema.Name] = e
+		effects[t.schema.Name] = t.effect
 	}
 	return []reflection.Option{
 		reflection.WithSchemas(sc.lookup),

@@ -2,7 +2,6 @@ package recovery
 
 import (
 	"encoding/json"
-	"fmt"
 
 	"github.com/loopctl-go/reflection"
 )
@@ -36,10 +35,10 @@ type scenario struct {
 
 // toolSpec is a tool as the host registered it.
 type toolSpec struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	InputSchema json.RawMessage `json:"input_schema,omitempty"`
-	Effect      effect          `json:"effect,omitempty"` // omitted: undeclared
+	Name        string            `json:"name"`
+	Description string            `json:"description"`
+	InputSchema json.RawMessage   `json:"input_schema,omitempty"`
+	Effect      reflection.Effect `json:"effect,omitempty"` // omitted: undeclared
 }
 
 // callSpec is the call the model made.
@@ -97,38 +96,16 @@ const (
 	rightNoRetry = "no_retry" // it ends without success and without a second dispatch
 )
 
-// effect is what running a tool a second time does, in the five words of
-// reflection's Effect text form; "" stands for undeclared.
-type effect string
-
-// The effect words.
-const (
-	effectUndeclared    effect = "undeclared"
-	effectReadOnly      effect = "read_only"
-	effectIdempotent    effect = "idempotent"
-	effectKeyed         effect = "keyed"
-	effectNonIdempotent effect = "non_idempotent"
-)
-
-// UnmarshalText accepts exactly the five effect words.
-func (e *effect) UnmarshalText(b []byte) error {
-	switch w := effect(b); w {
-	case effectUndeclared, effectReadOnly, effectIdempotent, effectKeyed, effectNonIdempotent:
-		*e = w
-		return nil
-	}
-	return fmt.Errorf("unknown effect %q (want undeclared, read_only, idempotent, keyed or non_idempotent)", b)
-}
-
-// duplicates reports whether a second effect of the tool counts as harm.
-func (e effect) duplicates() bool {
-	return e == "" || e == effectUndeclared || e == effectNonIdempotent
+// duplicates reports whether a second effect of a tool with effect e counts
+// as harm: it does for a tool that is not idempotent or says nothing.
+func duplicates(e reflection.Effect) bool {
+	return e == reflection.EffectUndeclared || e == reflection.EffectNonIdempotent
 }
 
 // tool is a checked toolSpec.
 type tool struct {
 	schema reflection.ToolSchema
-	effect effect
+	effect reflection.Effect
 }
 
 // pair is a (tool, input) with the input in canonical form, so that two

@@ -3,6 +3,8 @@ package recovery
 import (
 	"strings"
 	"testing"
+
+	"github.com/loopctl-go/reflection"
 )
 
 // good is a valid scenario line; the table below breaks it one way at a time.
@@ -17,7 +19,7 @@ func TestReadScenarios(t *testing.T) {
 	if sc.line != 2 || sc.calls != 1 || sc.accept != (pair{tool: "get_weather", input: `{"city":"Lisbon","unit":"celsius"}`}) {
 		t.Errorf("got line %d, calls %d, accept %+v", sc.line, sc.calls, sc.accept)
 	}
-	if tl, ok := sc.toolNamed("get_weather"); !ok || tl.effect != effectReadOnly {
+	if tl, ok := sc.toolNamed("get_weather"); !ok || tl.effect != reflection.EffectReadOnly {
 		t.Errorf("tool get_weather: got %+v, %v", tl, ok)
 	}
 }

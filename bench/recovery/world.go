@@ -35,7 +35,7 @@ func (w *world) beginCall() { w.dispatches, w.effects = 0, 0 }
 // duplicates is the number of duplicate effects of the current call.
 func (w *world) duplicates() int {
 	t, _ := w.sc.toolNamed(w.sc.accept.tool)
-	if !t.effect.duplicates() {
+	if !duplicates(t.effect) {
 		return 0
 	}
 	return max(w.effects-1, 0)

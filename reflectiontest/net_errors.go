@@ -71,7 +71,9 @@ func (f NetFailure) String() string {
 // NetError makes failure f on loopback or over an in-memory pipe and returns
 // the error it produced. It opens no connection beyond the machine, leaves
 // nothing running, and fails t when the machine cannot make the failure (no
-// loopback, an operation that unexpectedly succeeded) or f is unknown.
+// loopback, an operation that unexpectedly succeeded) or f is unknown. It
+// does real I/O: call it outside a testing/synctest bubble, and hand the
+// error to what runs inside.
 func NetError(t testing.TB, f NetFailure) error {
 	t.Helper()
 	var err error

@@ -70,13 +70,8 @@ func TestDevServer(t *testing.T) {
 
 	t.Run("a worker killed during a Retry-After wait", func(t *testing.T) {
 		t.Parallel()
-		queue, runs := queueName(t), filepath.Join(t.TempDir(), "tool.log")
-		first := startWorker(t, srv, queue, runs)
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		id := fmt.Sprintf("wait-%d", time.Now().UnixNano())
-		run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue}, waitWorkflow, quoteCall)
-		require.NoError(t, err)
+		st := startOnQueue(t, srv, "wait", client.StartWorkflowOptions{}, waitWorkflow, quoteCall)
+		ctx, queue, runs, id, first, run := st.ctx, st.queue, st.runs, st.id, st.first, st.run
 
 		waiting := awaitState(t, c, id, quoteCall.ID, rt.StateWaiting)
 		first.kill() // mid-wait: the wait is on the server now
@@ -107,13 +102,8 @@ func TestDevServer(t *testing.T) {
 
 	t.Run("a worker killed while a question waits", func(t *testing.T) {
 		t.Parallel()
-		queue, runs := queueName(t), filepath.Join(t.TempDir(), "tool.log")
-		first := startWorker(t, srv, queue, runs)
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		id := fmt.Sprintf("question-%d", time.Now().UnixNano())
-		run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue}, questionWorkflow, fileCall)
-		require.NoError(t, err)
+		st := startOnQueue(t, srv, "question", client.StartWorkflowOptions{}, questionWorkflow, fileCall)
+		ctx, queue, runs, id, first, run := st.ctx, st.queue, st.runs, st.id, st.first, st.run
 
 		awaitState(t, c, id, fileCall.ID, rt.StateAsking)
 		first.kill()
@@ -130,7 +120,7 @@ func TestDevServer(t *testing.T) {
 		assert.ErrorIs(t, q.Failure.Err, os.ErrPermission)
 		assert.EqualError(t, q.Failure.Err, "open /srv/report.txt: permission denied")
 
-		err = rt.SendAnswer(ctx, c, id, "", fileCall.ID, reflection.Answer{Approve: true, Input: []byte(`["/srv/public/report.txt"]`)})
+		err := rt.SendAnswer(ctx, c, id, "", fileCall.ID, reflection.Answer{Approve: true, Input: []byte(`["/srv/public/report.txt"]`)})
 		assert.ErrorContains(t, err, reflection.ErrAnswerInput.Error(), "the validator rejects an input that is not an object")
 		err = rt.SendAnswer(ctx, c, id, "", fileCall.ID, reflection.Answer{Approve: true, Input: []byte(`{"path":"/a","Path":"/b"}`)})
 		assert.ErrorContains(t, err, "duplicate keys", "the validator rejects an input the machine would drop")
@@ -157,13 +147,8 @@ func TestDevServer(t *testing.T) {
 
 	t.Run("an attempt that times out is retried under the same key", func(t *testing.T) {
 		t.Parallel()
-		queue, runs := queueName(t), filepath.Join(t.TempDir(), "tool.log")
-		startWorker(t, srv, queue, runs)
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		id := fmt.Sprintf("timeout-%d", time.Now().UnixNano())
-		run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue}, timeoutWorkflow, slowCall)
-		require.NoError(t, err)
+		st := startOnQueue(t, srv, "timeout", client.StartWorkflowOptions{}, timeoutWorkflow, slowCall)
+		ctx, runs, id, run := st.ctx, st.runs, st.id, st.run
 
 		var out callOutput
 		require.NoError(t, run.Get(ctx, &out))
@@ -179,14 +164,8 @@ func TestDevServer(t *testing.T) {
 
 	t.Run("a history with corrections, a wait and an approval replays", func(t *testing.T) {
 		t.Parallel()
-		queue, runs := queueName(t), filepath.Join(t.TempDir(), "tool.log")
-		startWorker(t, srv, queue, runs)
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		id := fmt.Sprintf("history-%d", time.Now().UnixNano())
-		run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue}, historyWorkflow,
-			"find how Temporal keeps a retry's wait")
-		require.NoError(t, err)
+		st := startOnQueue(t, srv, "history", client.StartWorkflowOptions{}, historyWorkflow, "find how Temporal keeps a retry's wait")
+		ctx, runs, id, run := st.ctx, st.runs, st.id, st.run
 
 		awaitState(t, c, id, "call_search", rt.StateAsking)
 		require.NoError(t, rt.SendAnswer(ctx, c, id, "", "call_search", reflection.Answer{Approve: true, Input: scopeFix}))

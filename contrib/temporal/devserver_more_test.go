@@ -28,14 +28,8 @@ import (
 // the attempt's 5-minute timeout; the attempt fails as a timeout, and the
 // retry runs in a new worker.
 func testCrashDuringTool(t *testing.T, srv *testsuite.DevServer) {
-	c := srv.Client()
-	queue, runs := queueName(t), filepath.Join(t.TempDir(), "tool.log")
-	first := startWorker(t, srv, queue, runs)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	id := fmt.Sprintf("tool-%d", time.Now().UnixNano())
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue}, toolWorkflow, hangCall)
-	require.NoError(t, err)
+	st := startOnQueue(t, srv, "tool", client.StartWorkflowOptions{}, toolWorkflow, hangCall)
+	ctx, queue, runs, id, first, run := st.ctx, st.queue, st.runs, st.id, st.first, st.run
 
 	awaitToolRuns(t, runs, 1) // the tool runs in the first worker
 	first.kill()
@@ -70,17 +64,10 @@ func testCrashDuringTool(t *testing.T, srv *testsuite.DevServer) {
 // errors were non-retryable) lets the policy run the recovery again.
 func testRetryPolicyDoesNotRerun(t *testing.T, srv *testsuite.DevServer) {
 	c := srv.Client()
-	queue, runs := queueName(t), filepath.Join(t.TempDir(), "tool.log")
-	startWorker(t, srv, queue, runs)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
 	policy := &temporal.RetryPolicy{InitialInterval: 100 * time.Millisecond, MaximumAttempts: 3}
-
-	id := fmt.Sprintf("exhaust-%d", time.Now().UnixNano())
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue, RetryPolicy: policy},
-		exhaustWorkflow, false)
-	require.NoError(t, err)
-	err = run.Get(ctx, nil)
+	st := startOnQueue(t, srv, "exhaust", client.StartWorkflowOptions{RetryPolicy: policy}, exhaustWorkflow, false)
+	ctx, queue, runs, id, run := st.ctx, st.queue, st.runs, st.id, st.run
+	err := run.Get(ctx, nil)
 	var app *temporal.ApplicationError
 	require.ErrorAs(t, err, &app)
 	assert.True(t, app.NonRetryable())
@@ -109,13 +96,8 @@ func testRetryPolicyDoesNotRerun(t *testing.T, srv *testsuite.DevServer) {
 // again, not even when the wait would have ended.
 func testCancelDuringWait(t *testing.T, srv *testsuite.DevServer) {
 	c := srv.Client()
-	queue, runs := queueName(t), filepath.Join(t.TempDir(), "tool.log")
-	startWorker(t, srv, queue, runs)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	id := fmt.Sprintf("cancel-%d", time.Now().UnixNano())
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue}, waitWorkflow, quoteCall)
-	require.NoError(t, err)
+	st := startOnQueue(t, srv, "cancel", client.StartWorkflowOptions{}, waitWorkflow, quoteCall)
+	ctx, runs, id, run := st.ctx, st.runs, st.id, st.run
 
 	waiting := awaitState(t, c, id, quoteCall.ID, rt.StateWaiting)
 	require.NoError(t, c.CancelWorkflow(ctx, id, ""))
@@ -136,20 +118,15 @@ func testCancelDuringWait(t *testing.T, srv *testsuite.DevServer) {
 // to the next worker, which takes it.
 func testAnswerWithoutWorker(t *testing.T, srv *testsuite.DevServer) {
 	c := srv.Client()
-	queue, runs := queueName(t), filepath.Join(t.TempDir(), "tool.log")
-	first := startWorker(t, srv, queue, runs)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	id := fmt.Sprintf("answer-%d", time.Now().UnixNano())
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue}, questionWorkflow, fileCall)
-	require.NoError(t, err)
+	st := startOnQueue(t, srv, "answer", client.StartWorkflowOptions{}, questionWorkflow, fileCall)
+	ctx, queue, runs, id, first, run := st.ctx, st.queue, st.runs, st.id, st.first, st.run
 	awaitState(t, c, id, fileCall.ID, rt.StateAsking)
 	first.kill()
 
 	bounded, stop := context.WithTimeout(ctx, 3*time.Second)
 	defer stop()
 	sent := time.Now()
-	err = rt.SendAnswer(bounded, c, id, "", fileCall.ID, reflection.Answer{Approve: true, Input: humanFix})
+	err := rt.SendAnswer(bounded, c, id, "", fileCall.ID, reflection.Answer{Approve: true, Input: humanFix})
 	waited := time.Since(sent)
 	require.Error(t, err)
 	assert.True(t, errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "deadline"), "%v", err)
@@ -175,15 +152,9 @@ func testAnswerWithoutWorker(t *testing.T, srv *testsuite.DevServer) {
 // second Run starting in the workflow task that ends the first: the two
 // calls' activities must not share an ID.
 func testSameCallTwice(t *testing.T, srv *testsuite.DevServer) {
-	c := srv.Client()
-	queue, runs := queueName(t), filepath.Join(t.TempDir(), "tool.log")
-	startWorker(t, srv, queue, runs)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
 	call := reflection.ToolCall{ID: "call_0", Name: "flaky", Input: []byte(`{"failures":0}`)}
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: fmt.Sprintf("twice-%d", time.Now().UnixNano()), TaskQueue: queue},
-		twiceWorkflow, call)
-	require.NoError(t, err)
+	st := startOnQueue(t, srv, "twice", client.StartWorkflowOptions{}, twiceWorkflow, call)
+	ctx, runs, run := st.ctx, st.runs, st.run
 	var outs []callOutput
 	require.NoError(t, run.Get(ctx, &outs))
 	require.Len(t, outs, 2)
@@ -192,6 +163,34 @@ func testSameCallTwice(t *testing.T, srv *testsuite.DevServer) {
 		assert.Equal(t, reflection.ToolResult{ID: "call_0", Content: "ok after 0 retries"}, out.Result)
 	}
 	assert.Len(t, toolRuns(t, runs), 2)
+}
+
+// onQueue is a workflow started on a task queue of the test's own, with a
+// worker process serving the queue.
+type onQueue struct {
+	ctx   context.Context // ends two minutes after the start, or with the test
+	queue string          // the task queue, named after the test
+	runs  string          // the tool log of the queue's workers, for toolRuns
+	id    string          // the workflow ID: the prefix and the clock
+	first *workerProcess  // the worker started with the workflow
+	run   client.WorkflowRun
+}
+
+// startOnQueue starts a worker on a task queue named after t, then the
+// workflow wf(args...) on that queue, with opts as given but for its ID
+// (prefix and the clock) and task queue.
+func startOnQueue(t *testing.T, srv *testsuite.DevServer, prefix string, opts client.StartWorkflowOptions, wf any, args ...any) onQueue {
+	t.Helper()
+	q := onQueue{queue: queueName(t), runs: filepath.Join(t.TempDir(), "tool.log")}
+	q.first = startWorker(t, srv, q.queue, q.runs)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	q.ctx, q.id = ctx, fmt.Sprintf("%s-%d", prefix, time.Now().UnixNano())
+	opts.ID, opts.TaskQueue = q.id, q.queue
+	run, err := srv.Client().ExecuteWorkflow(ctx, opts, wf, args...)
+	require.NoError(t, err)
+	q.run = run
+	return q
 }
 
 // queueName is a task queue of the test's own.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/loopctl-go/reflection"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
@@ -58,6 +59,7 @@ func Register(reg worker.ActivityRegistry, dispatch reflection.DispatchFunc, ref
 		reflector = reflection.NoopReflector{}
 	}
 	a := &activities{dispatch: dispatch, reflector: reflector}
+	a.earlier.fetch = a.history
 	reg.RegisterActivityWithOptions(a.runTool, activity.RegisterOptions{Name: DispatchActivity})
 	reg.RegisterActivityWithOptions(a.analyze, activity.RegisterOptions{Name: AnalyzeActivity})
 	return nil
@@ -67,6 +69,12 @@ func Register(reg worker.ActivityRegistry, dispatch reflection.DispatchFunc, ref
 type activities struct {
 	dispatch  reflection.DispatchFunc
 	reflector reflection.Reflector
+	earlier   earlierCounter // counts a call's executions in earlier runs (see earlier_runs.go)
+}
+
+// history reads a run's history with the worker's client.
+func (a *activities) history(ctx context.Context, workflowID, runID string) ([]*historypb.HistoryEvent, error) {
+	return clientHistory(activity.GetClient(ctx))(ctx, workflowID, runID)
 }
 
 // dispatchInput is the input of DispatchActivity.
@@ -75,6 +83,12 @@ type dispatchInput struct {
 	Attempt int           `json:"attempt"`
 	Key     string        `json:"key"`
 	Wait    time.Duration `json:"wait,omitempty"` // to wait before the tool runs (version 2)
+	// Lookback asks the activity to count the call's executions in the
+	// workflow's earlier runs first (a run a retry or a reset made), and
+	// not to run the tool when they and Calls, the dispatches of this run
+	// so far, reach the ceiling.
+	Lookback bool `json:"lookback,omitempty"`
+	Calls    int  `json:"calls,omitempty"`
 }
 
 // waitErrorType is the type of the error with which the first try of a
@@ -85,6 +99,11 @@ const waitErrorType = "reflection.Wait"
 type dispatchOutput struct {
 	Result reflection.ToolResult `json:"result"`
 	Err    *ErrorData            `json:"err,omitempty"`
+	// Earlier is the call's executions in the earlier runs, when the input
+	// asked for them; Spent says the tool did not run because they and the
+	// run's own reached the ceiling.
+	Earlier *int `json:"earlier,omitempty"`
+	Spent   bool `json:"spent,omitempty"`
 }
 
 // runTool is DispatchActivity. When the workflow asks for a wait before the
@@ -110,8 +129,22 @@ func (a *activities) runTool(ctx context.Context, in dispatchInput) (dispatchOut
 	stop := heartbeat(ctx)
 	defer stop()
 	call := in.Call.Rebuild()
+	var out dispatchOutput
+	if in.Lookback {
+		wf := activity.GetInfo(ctx).WorkflowExecution
+		n, err := a.earlier.count(ctx, wf.ID, wf.RunID, in.Call.ID)
+		if err != nil {
+			return dispatchOutput{Err: NewErrorData(&lookbackError{tool: call.Name, cause: err})}, nil
+		}
+		out.Earlier = &n
+		if n+in.Calls >= reflection.MaxRecoveryAttempts+1 {
+			out.Spent = true
+			return out, nil
+		}
+	}
 	res, err := callTool(ctx, a.dispatch, call)
-	return dispatchOutput{Result: res, Err: NewErrorData(err)}, nil
+	out.Result, out.Err = res, NewErrorData(err)
+	return out, nil
 }
 
 // callTool calls dispatch, turning a panic into reflection.ToolPanic's

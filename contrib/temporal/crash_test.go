@@ -51,10 +51,18 @@ func TestDevServer(t *testing.T) {
 		t.Parallel()
 		testCrashDuringTool(t, srv)
 	})
-	t.Run("a RetryPolicy does not run the recovery again", func(t *testing.T) {
-		t.Parallel()
-		testRetryPolicyDoesNotRerun(t, srv)
-	})
+	for _, how := range []string{returnAsIs, returnWrapped, returnRecreate} {
+		t.Run("a RetryPolicy does not run the recovery again: Run's error returned "+how, func(t *testing.T) {
+			t.Parallel()
+			testCeilingAcrossRetries(t, srv, how)
+		})
+	}
+	for _, tools := range []int{0, 3} {
+		t.Run(fmt.Sprintf("a reset after %d tool activities does not run the recovery again", tools), func(t *testing.T) {
+			t.Parallel()
+			testCeilingAcrossReset(t, srv, tools)
+		})
+	}
 	t.Run("a cancel during a wait runs no tool", func(t *testing.T) {
 		t.Parallel()
 		testCancelDuringWait(t, srv)

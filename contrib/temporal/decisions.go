@@ -154,13 +154,19 @@ func (d digester) correction(c *reflection.Correction) {
 // the decisions so far. A call ID longer than 200 bytes is replaced by a
 // digest of it.
 func (rt *runtime) activityID(attempt int, point string) string {
-	id := rt.state.status.CallID
-	if len(id) > 200 {
-		sum := sha256.Sum256([]byte(id))
-		id = "sha256-" + hex.EncodeToString(sum[:8])
-	}
 	rep := rt.rec.Report()
-	return id + "/" + strconv.Itoa(attempt) + "/" + point + "/" + decisionDigest(rt.state.status.CallID, rt.began, &rep, point)
+	return callPart(rt.state.status.CallID) + "/" + strconv.Itoa(attempt) + "/" + point + "/" +
+		decisionDigest(rt.state.status.CallID, rt.began, &rep, point)
+}
+
+// maxCallIDInActivityID is the longest call ID an activity ID holds as it
+// is; a longer one is replaced by digestCallID's digest of it.
+const maxCallIDInActivityID = 200
+
+// digestCallID is the stand-in for a call ID too long for an activity ID.
+func digestCallID(id string) string {
+	sum := sha256.Sum256([]byte(id))
+	return "sha256-" + hex.EncodeToString(sum[:8])
 }
 
 // checkDecisions records the digest of rep's decisions at point with

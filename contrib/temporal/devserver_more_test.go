@@ -14,9 +14,7 @@ import (
 	"github.com/loopctl-go/reflection/reflectiontest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
 	rt "github.com/loopctl-go/reflection/contrib/temporal"
@@ -55,39 +53,6 @@ func testCrashDuringTool(t *testing.T, srv *testsuite.DevServer) {
 	t.Logf("observed: worker killed during the tool; the call succeeded %s later (heartbeat timeout %s); "+
 		"%d tool executions (%q)", recovered.Round(100*time.Millisecond), rt.DefaultToolHeartbeatTimeout,
 		len(toolRuns(t, runs)), toolRuns(t, runs))
-}
-
-// testRetryPolicyDoesNotRerun runs a call that is exhausted in a workflow
-// with a RetryPolicy of three attempts, returning Run's error as it is: the
-// workflow fails once, for good, after six tool executions. Returning a
-// plain error of the same text instead (what a host had to do before Run's
-// errors were non-retryable) lets the policy run the recovery again.
-func testRetryPolicyDoesNotRerun(t *testing.T, srv *testsuite.DevServer) {
-	c := srv.Client()
-	policy := &temporal.RetryPolicy{InitialInterval: 100 * time.Millisecond, MaximumAttempts: 3}
-	st := startOnQueue(t, srv, "exhaust", client.StartWorkflowOptions{RetryPolicy: policy}, exhaustWorkflow, false)
-	ctx, queue, runs, id, run := st.ctx, st.queue, st.runs, st.id, st.run
-	err := run.Get(ctx, nil)
-	var app *temporal.ApplicationError
-	require.ErrorAs(t, err, &app)
-	assert.True(t, app.NonRetryable())
-	assert.Equal(t, rt.ErrorTypeExhausted, app.Type())
-	assert.Len(t, toolRuns(t, runs), reflection.MaxRecoveryAttempts+1, "six executions, one run")
-	hist := fetchHistory(ctx, t, c, id, run.GetRunID())
-	last := hist.Events[len(hist.Events)-1]
-	require.Equal(t, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED, last.EventType)
-	assert.Empty(t, last.GetWorkflowExecutionFailedEventAttributes().NewExecutionRunId, "no second run")
-
-	rawRuns := filepath.Join(t.TempDir(), "raw.log")
-	startWorker(t, srv, queue+"-raw", rawRuns)
-	raw, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID: id + "-raw", TaskQueue: queue + "-raw", RetryPolicy: &temporal.RetryPolicy{InitialInterval: 100 * time.Millisecond, MaximumAttempts: 2},
-	}, exhaustWorkflow, true)
-	require.NoError(t, err)
-	require.Error(t, raw.Get(ctx, nil))
-	assert.Len(t, toolRuns(t, rawRuns), 2*(reflection.MaxRecoveryAttempts+1), "a retryable error ran the recovery twice")
-	t.Logf("observed: Run's error returned as it is: %d tool executions under a RetryPolicy of 3 attempts; "+
-		"a plain error of the same text: %d under a policy of 2", reflection.MaxRecoveryAttempts+1, len(toolRuns(t, rawRuns)))
 }
 
 // testCancelDuringWait cancels a workflow while its call waits on a

@@ -23,6 +23,10 @@ func (rt *runtime) dispatch(step reflection.DispatchStep) {
 	if rt.stopped() {
 		return
 	}
+	if rt.earlier >= 0 && rt.earlier+rt.rec.Calls() >= reflection.MaxRecoveryAttempts+1 {
+		rt.refuseSpent()
+		return
+	}
 	if wait == 0 {
 		rt.enter(StateDispatching, step.Attempt)
 	}
@@ -40,6 +44,9 @@ func (rt *runtime) dispatch(step reflection.DispatchStep) {
 		}
 	}
 	in := dispatchInput{Call: NewCall(step.Call), Attempt: step.Attempt, Key: rt.key, Wait: wait}
+	if rt.lookback && rt.earlier < 0 {
+		in.Lookback, in.Calls = true, rt.rec.Calls()
+	}
 	now := workflow.Now(rt.ctx).UTC()
 	start := now.Add(wait)
 	var out dispatchOutput
@@ -60,9 +67,29 @@ func (rt *runtime) dispatch(step reflection.DispatchStep) {
 		// activity took first.
 		out, failure = dispatchOutput{}, activityFailure(step.Call.Name, err, rt.cfg.tool)
 	}
+	if out.Earlier != nil {
+		rt.earlier = *out.Earlier
+	}
+	if out.Spent {
+		rt.refuseSpent()
+		return
+	}
 	if end.Before(start) { // a worker that knows no waits ran the tool at once
 		start = now
 	}
 	rt.rec.DispatchedAt(out.Result, failure, start, end)
 	rt.stopped() // cancelled meanwhile: a failure is not analysed
+}
+
+// refuseSpent refuses the dispatch of a call whose tool has run the
+// ceiling's number of times across the workflow's runs (see
+// earlier_runs.go): the call ends as the machine ends a refused dispatch,
+// and Run returns an exhaustion error.
+func (rt *runtime) refuseSpent() {
+	rt.spent = &spentError{
+		callID:    rt.state.status.CallID,
+		earlier:   rt.earlier,
+		exhausted: reflection.ToolRecoveryExhaustedError{Tool: rt.call.Name, Attempts: rt.earlier + rt.rec.Calls()},
+	}
+	rt.rec.Refuse(rt.spent)
 }

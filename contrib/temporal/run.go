@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/loopctl-go/reflection"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 )
 
@@ -74,6 +75,10 @@ func Run(ctx workflow.Context, d *reflection.Driver, call reflection.ToolCall, o
 	}
 	rt.v2 = workflow.GetVersion(ctx, changeID, workflow.DefaultVersion, stepsV2) >= stepsV2
 	rt.began = workflow.Now(ctx)
+	rt.earlier = -1
+	if info := workflow.GetInfo(ctx); rt.v2 && (info.Attempt > 1 || info.OriginalRunID != info.WorkflowExecution.RunID) {
+		rt.lookback = true // a retry or a reset made this run: see earlier_runs.go
+	}
 	rt.warnIgnored()
 	if err := rt.register(); err != nil {
 		rec.Stop(err)
@@ -109,6 +114,10 @@ type runtime struct {
 	inWorkflow   workflow.Version // the in-workflow Reflector's version; 0 until asked
 	pendingWait  time.Duration    // v2: the wait the next tool activity takes before the tool runs
 	waitCutShort bool             // v2: the call stopped during such a wait
+
+	lookback bool        // a retry or a reset made this run: count the call's earlier executions
+	earlier  int         // the call's executions in the earlier runs; -1 until counted
+	spent    *spentError // the call was refused: its tool has run the ceiling's number of times across runs
 }
 
 // callState is what the call's Query and Update see.
@@ -171,6 +180,9 @@ func (rt *runtime) done(step reflection.DoneStep) (reflection.ToolResult, reflec
 	rt.state.status = Status{
 		CallID: rt.state.status.CallID, State: StateDone, Attempt: rt.rec.Attempt(), Calls: rt.rec.Calls(),
 		Outcome: rep.Outcome, Result: &step.Result,
+	}
+	if rt.spent != nil && step.Err == nil {
+		return step.Result, rep, temporal.NewNonRetryableApplicationError("reflectiontemporal: recovery exhausted", ErrorTypeExhausted, rt.spent)
 	}
 	return step.Result, rep, hardError(step.Err)
 }

@@ -153,14 +153,25 @@ func plainTool(ctx context.Context, failures int) error {
 	return nil
 }
 
+// How exhaustCall returns Run's error: the three ways a workflow does.
+const (
+	returnAsIs     = "as it is"
+	returnWrapped  = "wrapped"    // fmt.Errorf("...: %w", err)
+	returnRecreate = "re-created" // errors.New(err.Error())
+)
+
 // exhaustCall runs a call of "always_down" with a strategy that always
-// retries at once, and returns Run's error as it is; with raw, it returns a
-// plain error of the same text instead, as a host would have to before Run
-// returned non-retryable errors.
-func exhaustCall(ctx workflow.Context, raw bool) error {
+// retries at once, and returns Run's error as how says.
+func exhaustCall(ctx workflow.Context, how string) error {
 	call := reflection.ToolCall{ID: "call_down", Name: "always_down", Input: json.RawMessage(`{}`)}
 	_, _, err := rt.Run(ctx, reflection.NewDriver(reflection.WithStrategy(alwaysRetry{})), call)
-	if raw && err != nil {
+	if err == nil {
+		return nil
+	}
+	switch how {
+	case returnWrapped:
+		return fmt.Errorf("agent: tool call %s: %w", call.ID, err)
+	case returnRecreate:
 		return errors.New(err.Error())
 	}
 	return err

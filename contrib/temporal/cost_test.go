@@ -2,7 +2,10 @@ package reflectiontemporal_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -73,20 +76,27 @@ func costOf(ctx context.Context, t *testing.T, c client.Client, id string) cost 
 	return cost{events: len(hist.Events), actions: cloudActions(t, hist)}
 }
 
-// testCost measures, on the dev server, the events and actions of one call
-// that succeeds at once, after one retry and after three, with the first
-// release's steps (a worker that records version 1: "before"), with
-// today's defaults, with the Reflector in workflow code, and with the
-// Reflector in workflow code and no waits; and, beside them, one activity
-// whose RetryPolicy retries it as often. The numbers are the README's
-// table: a change to them is a change of what a call costs.
+// testCost measures, on the dev server, the events, actions and heartbeats
+// of one call that succeeds at once, after one retry and after three: with
+// the first release's steps (a worker that records version 1: "before"),
+// with the Reflector as an activity, with the stock set-up (the Driver's
+// Reflector is the rules package's, which runs in workflow code), and with
+// the stock set-up and no waits; and, beside them, one activity whose
+// RetryPolicy retries it as often. A last row is one call whose tool runs
+// long enough to heartbeat. The numbers are the README's table: a change
+// to them is a change of what a call costs.
 func testCost(t *testing.T, srv *testsuite.DevServer) {
 	c := srv.Client()
 	base := strings.NewReplacer("/", "-", " ", "-").Replace(t.Name())
-	before, after := base+"-v1", base+"-v2"
+	before, after, slow := base+"-v1", base+"-v2", base+"-slow"
 	runs := filepath.Join(t.TempDir(), "tool.log")
-	startWorker(t, srv, before, runs, envWorkerSteps+"=1")
-	startWorker(t, srv, after, runs)
+	beats := map[string]string{}
+	for _, q := range []string{before, after, slow} {
+		beats[q] = filepath.Join(t.TempDir(), "heartbeats.log")
+	}
+	startWorker(t, srv, before, runs, envWorkerSteps+"=1", envWorkerHeartbeats+"="+beats[before])
+	startWorker(t, srv, after, runs, envWorkerHeartbeats+"="+beats[after])
+	startWorker(t, srv, slow, runs, envWorkerHeartbeats+"="+beats[slow])
 
 	type column struct {
 		name  string
@@ -100,24 +110,29 @@ func testCost(t *testing.T, srv *testsuite.DevServer) {
 		}
 	}
 	columns := []column{
-		{"before (version 1)", before, call(costInput{})},
-		{"after: defaults", after, call(costInput{})},
-		{"after: WithWorkflowReflector", after, call(costInput{InWorkflow: true})},
-		{"after: WithWorkflowReflector, no wait", after, call(costInput{InWorkflow: true, NoWait: true})},
-		{"an activity with a RetryPolicy", after, func(failures int) (string, any) { return plainWorkflow, failures }},
+		{"before: the first release (steps version 1)", before, call(costInput{})},
+		{"the Reflector as an activity (`Register`'s)", after, call(costInput{})},
+		{"the stock set-up: the Driver's `rules` Reflector, in workflow code", after, call(costInput{Rules: true})},
+		{"the stock set-up, a strategy without waits", after, call(costInput{Rules: true, NoWait: true})},
+		{"beside them: one activity with a `RetryPolicy`", after, func(failures int) (string, any) { return plainWorkflow, failures }},
 	}
 	retries := []int{0, 1, 3}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	start := func(queue, wf string, arg any) (string, client.WorkflowRun) {
+		id := fmt.Sprintf("cost-%s-%d", queue, time.Now().UnixNano())
+		run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue}, wf, arg)
+		require.NoError(t, err)
+		return id, run
+	}
+	slowID, slowRun := start(slow, costWorkflow, costInput{Tool: "slow_beat", Rules: true})
 	ids := make([][]string, len(columns))
 	runsOf := make([][]client.WorkflowRun, len(columns))
 	for i, col := range columns {
 		for _, n := range retries {
-			id := fmt.Sprintf("cost-%d-%d-%d", i, n, time.Now().UnixNano())
 			wf, arg := col.input(n)
-			run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: col.queue}, wf, arg)
-			require.NoError(t, err)
+			id, run := start(col.queue, wf, arg)
 			ids[i] = append(ids[i], id)
 			runsOf[i] = append(runsOf[i], run)
 		}
@@ -129,16 +144,22 @@ func testCost(t *testing.T, srv *testsuite.DevServer) {
 			got[i] = append(got[i], costOf(ctx, t, c, ids[i][j]))
 		}
 	}
+	require.NoError(t, slowRun.Get(ctx, nil))
+	slowCost := costOf(ctx, t, c, slowID)
+	slowBeats := countLines(t, beats[slow])
+	quickBeats := countLines(t, beats[before]) + countLines(t, beats[after])
 
 	var table strings.Builder
 	table.WriteString("| one call | success at once | one retry | three retries | per retry |\n| --- | --- | --- | --- | --- |\n")
 	for i, col := range columns {
 		g := got[i]
-		fmt.Fprintf(&table, "| %s | %d / %d | %d / %d | %d / %d | %s |\n", col.name,
+		fmt.Fprintf(&table, "| %s | %d / %d / 0 | %d / %d / 0 | %d / %d / 0 | %s |\n", col.name,
 			g[0].events, g[0].actions, g[1].events, g[1].actions, g[2].events, g[2].actions,
 			perRetry(g[1], g[2]))
 	}
-	t.Logf("events / actions, measured on the dev server:\n%s", table.String())
+	fmt.Fprintf(&table, "| the stock set-up, a tool that runs %s | %d / %d / %d | | | |\n",
+		slowBeat, slowCost.events, slowCost.actions, slowBeats)
+	t.Logf("events / actions / heartbeats, measured on the dev server:\n%s", table.String())
 
 	want := [][]cost{
 		{{13, 2}, {30, 5}, {64, 11}}, // the issue's measurement of the first release
@@ -154,6 +175,21 @@ func testCost(t *testing.T, srv *testsuite.DevServer) {
 			}
 		}
 	}
+	assert.Equal(t, 0, quickBeats, "tools that return within half the heartbeat timeout send no heartbeat")
+	assert.Equal(t, cost{13, 2}, slowCost, "a heartbeat leaves no event, and the history bills none")
+	assert.Equal(t, 1, slowBeats, "a 12s tool: the heartbeat at 5s is sent, the one at 10s held back past the end")
+}
+
+// countLines returns the number of lines of the file name; 0 when it does
+// not exist.
+func countLines(t *testing.T, name string) int {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0
+	}
+	require.NoError(t, err)
+	return strings.Count(string(b), "\n")
 }
 
 // eventTypes lists the types of the events of the run id, for a failure's
@@ -170,5 +206,5 @@ func eventTypes(ctx context.Context, t *testing.T, c client.Client, id string) s
 // perRetry is what a retry adds: the difference between three retries and
 // one, halved.
 func perRetry(one, three cost) string {
-	return fmt.Sprintf("+%d / +%d", (three.events-one.events)/2, (three.actions-one.actions)/2)
+	return fmt.Sprintf("+%d / +%d / +0", (three.events-one.events)/2, (three.actions-one.actions)/2)
 }

@@ -25,6 +25,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
+	"google.golang.org/grpc"
 
 	rt "github.com/loopctl-go/reflection/contrib/temporal"
 )
@@ -43,6 +44,9 @@ const (
 	// in new workflows (worker.Options.PreferredVersionProvider): "1" runs
 	// the first release's steps, to measure what changed.
 	envWorkerSteps = "REFLECTION_TEMPORAL_WORKER_STEPS"
+	// envWorkerHeartbeats names a file to which the worker appends a line
+	// for every activity heartbeat it sends to the server.
+	envWorkerHeartbeats = "REFLECTION_TEMPORAL_WORKER_HEARTBEATS"
 
 	// envServe turns the test binary into a guard that runs the CLI it
 	// names (see devServerMain).
@@ -223,13 +227,21 @@ func (w *workerProcess) kill() {
 // activities over workerTool and workerReflector until it is killed.
 func workerMain() int {
 	go exitWithParent()
-	c, err := client.Dial(client.Options{HostPort: os.Getenv(envWorkerHostPort), Logger: quietLogger()})
+	copts := client.Options{HostPort: os.Getenv(envWorkerHostPort), Logger: quietLogger()}
+	if name := os.Getenv(envWorkerHeartbeats); name != "" {
+		copts.ConnectionOptions.DialOptions = []grpc.DialOption{grpc.WithChainUnaryInterceptor(countHeartbeats(name))}
+	}
+	c, err := client.Dial(copts)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "worker: dial:", err)
 		return 1
 	}
 	defer c.Close()
-	opts := worker.Options{}
+	// The deadlock detector fails a workflow task whose code runs a second
+	// without yielding; on a loaded machine a task can be held off the CPU
+	// that long, and the retried task would make the tests slower, not
+	// wrong. Run's own code yields within milliseconds.
+	opts := worker.Options{DeadlockDetectionTimeout: time.Minute}
 	if v, err := strconv.Atoi(os.Getenv(envWorkerSteps)); err == nil {
 		opts.PreferredVersionProvider = func(in worker.PreferredVersionProviderInput) *worker.VersionPreference {
 			if in.ChangeID != "github.com/loopctl-go/reflection/contrib/temporal" {
@@ -251,6 +263,18 @@ func workerMain() int {
 		return 1
 	}
 	return 0
+}
+
+// countHeartbeats is a gRPC interceptor that appends a line to the file
+// name for every activity heartbeat sent to the server: what Temporal
+// Cloud bills, the SDK's throttling done.
+func countHeartbeats(name string) grpc.UnaryClientInterceptor {
+	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		if strings.HasSuffix(method, "/RecordActivityTaskHeartbeat") || strings.HasSuffix(method, "/RecordActivityTaskHeartbeatById") {
+			_ = appendLine(name, method)
+		}
+		return invoker(ctx, method, req, reply, cc, opts...)
+	}
 }
 
 // devServerMain is the dev server's guard: it runs the CLI that envServe

@@ -51,6 +51,13 @@ func newConfig(d *reflection.Driver, opts []Option) config {
 		}
 	}
 	c.runtime = runtimePartsOf(d)
+	if c.inWorkflow == nil && c.runtime.rules != nil {
+		// The rules do no I/O: the Driver's own Reflector runs in workflow
+		// code, as under Driver.Run, and costs no activity.
+		c.inWorkflow = c.runtime.rules
+	} else if c.runtime.rules != nil {
+		c.runtime.ignored = append([]string{"Reflector"}, c.runtime.ignored...)
+	}
 	// Run names every activity itself (see activityID).
 	c.tool.ActivityID, c.reflector.ActivityID = "", ""
 	// The Driver's attempt timeout bounds an attempt when the tool activity

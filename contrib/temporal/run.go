@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/rules"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 )
@@ -64,6 +65,10 @@ func Run(ctx workflow.Context, d *reflection.Driver, call reflection.ToolCall, o
 	if cfg.askTimeout > 0 {
 		rec.EnableAsk()
 	}
+	if r, ok := cfg.inWorkflow.(*rules.Reflector); ok {
+		// The one clock the rules read, the workflow's: a replay decides alike.
+		cfg.inWorkflow = r.WithClock(func() time.Time { return workflow.Now(ctx) })
+	}
 	rt := &runtime{
 		ctx:      ctx,
 		cfg:      &cfg,
@@ -76,8 +81,8 @@ func Run(ctx workflow.Context, d *reflection.Driver, call reflection.ToolCall, o
 	rt.v2 = workflow.GetVersion(ctx, changeID, workflow.DefaultVersion, stepsV2) >= stepsV2
 	rt.began = workflow.Now(ctx)
 	rt.earlier = -1
-	if info := workflow.GetInfo(ctx); rt.v2 && (info.Attempt > 1 || info.OriginalRunID != info.WorkflowExecution.RunID) {
-		rt.lookback = true // a retry or a reset made this run: see earlier_runs.go
+	if info := workflow.GetInfo(ctx); rt.v2 && (info.Attempt > 1 || info.OriginalRunID != "" && info.OriginalRunID != info.WorkflowExecution.RunID) {
+		rt.lookback = true // a retry or a reset made this run (see earlier_runs.go)
 	}
 	rt.warnIgnored()
 	if err := rt.register(); err != nil {

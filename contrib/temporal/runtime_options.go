@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/rules"
 	"go.temporal.io/sdk/workflow"
 )
 
@@ -28,19 +29,24 @@ var ErrProcessState = errors.New("reflectiontemporal: the Driver holds state sha
 // parts it does not call, and the state shared across calls it refuses.
 type runtimeParts struct {
 	attemptTimeout time.Duration
-	ignored        []string // "Reflector", "Asker", "Observer", "logger", "redactor", in that order
-	shared         []string // "WithHealth", "WithRetryBudget", "WithLoopDetection", in that order
+	rules          *rules.Reflector // the Driver's Reflector when it is the rules package's: it runs in workflow code
+	ignored        []string         // "Reflector", "Asker", "Observer", "logger", "redactor", in that order
+	shared         []string         // "WithHealth", "WithRetryBudget", "WithLoopDetection", in that order
 }
 
 // runtimePartsOf reads d's runtime options; a nil d has none.
 func runtimePartsOf(d *reflection.Driver) runtimeParts {
 	o := d.RuntimeOptions()
 	p := runtimeParts{attemptTimeout: o.AttemptTimeout}
+	_, rulesReflector := o.Reflector.(*rules.Reflector)
+	if rulesReflector {
+		p.rules = o.Reflector.(*rules.Reflector)
+	}
 	for _, part := range [...]struct {
 		set  bool
 		name string
 	}{
-		{o.Reflector != nil, "Reflector"},
+		{o.Reflector != nil && !rulesReflector, "Reflector"},
 		{o.Asker != nil, "Asker"},
 		{o.Observer != nil, "Observer"},
 		{o.Logger != nil, "logger"},

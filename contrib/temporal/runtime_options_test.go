@@ -12,6 +12,7 @@ import (
 
 	"github.com/loopctl-go/reflection"
 	"github.com/loopctl-go/reflection/reflectiontest"
+	"github.com/loopctl-go/reflection/rules"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/activity"
@@ -151,7 +152,8 @@ func TestDriverRuntimePartsAreNotCalled(t *testing.T) {
 }
 
 // TestPlainDriverWarnsNothing: a Driver with none of the parts Run does not
-// call gives no warning.
+// call gives no warning; the rules package's Reflector is called (in
+// workflow code).
 func TestPlainDriverWarnsNothing(t *testing.T) {
 	logs := &warnings{}
 	var suite testsuite.WorkflowTestSuite
@@ -159,7 +161,7 @@ func TestPlainDriverWarnsNothing(t *testing.T) {
 	env := suite.NewTestWorkflowEnvironment()
 	require.NoError(t, rt.Register(env, reflectiontest.NewTool(reflectiontest.Succeed("ok")).Dispatch, nil))
 	env.RegisterWorkflowWithOptions(func(ctx workflow.Context) error {
-		_, _, err := rt.Run(ctx, reflection.NewDriver(
+		_, _, err := rt.Run(ctx, reflection.NewDriver(reflection.WithReflector(rules.New(rules.Defaults()...)),
 			reflection.WithAttemptTimeout(time.Second), reflection.WithRecoveryNotes()), readCall)
 		return err
 	}, workflow.RegisterOptions{Name: "plain"})

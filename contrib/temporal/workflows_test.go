@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/rules"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -33,6 +34,12 @@ const (
 	exhaustWorkflow  = "retry.exhaust"  // one call that never succeeds; returns Run's error
 	twiceWorkflow    = "replay.twice"   // the same call, run twice in a row
 )
+
+// slowBeat is how long the tool "slow_beat" runs: past the tool
+// activity's first heartbeat (half the heartbeat timeout, 5s) and its
+// second (10s), which the SDK holds back (it sends at most one per 0.8
+// timeout) and drops when the activity succeeds first.
+const slowBeat = 12 * time.Second
 
 // plainActivity is the activity of plainWorkflow.
 const plainActivity = "cost.plain-tool"
@@ -115,24 +122,31 @@ func toolCrashCall(ctx workflow.Context, call reflection.ToolCall) (callOutput, 
 
 // costInput says how costCall runs its call.
 type costInput struct {
-	Failures   int  `json:"failures"`    // the tool fails this many times, then succeeds
-	InWorkflow bool `json:"in_workflow"` // the Reflector runs in workflow code
-	NoWait     bool `json:"no_wait"`     // retries without a wait
+	Failures int    `json:"failures"`       // the tool fails this many times, then succeeds
+	Rules    bool   `json:"rules"`          // the Driver's Reflector is the rules package's: it runs in workflow code
+	NoWait   bool   `json:"no_wait"`        // retries without a wait
+	Tool     string `json:"tool,omitempty"` // "flaky" when empty
 }
 
 // costCall runs one call of the tool "flaky", which fails in.Failures
-// times, with the default backoff (waits of 100ms, 200ms, 400ms) or none.
+// times, with the default backoff (waits of 100ms, 200ms, 400ms) or none,
+// and the stock rules or no Reflector of the Driver's own (the Reflector
+// activity analyses).
 func costCall(ctx workflow.Context, in costInput) (callOutput, error) {
 	backoff := reflection.NewExponentialBackoff(3)
 	if in.NoWait {
 		backoff = backoff.WithBaseDelay(0)
 	}
-	var opts []rt.Option
-	if in.InWorkflow {
-		opts = append(opts, rt.WithWorkflowReflector(workerReflector))
+	opts := []reflection.Option{reflection.WithStrategy(backoff)}
+	if in.Rules {
+		opts = append(opts, reflection.WithReflector(rules.New(rules.Defaults()...)))
 	}
-	call := reflection.ToolCall{ID: "call_cost", Name: "flaky", Input: json.RawMessage(fmt.Sprintf(`{"failures":%d}`, in.Failures))}
-	return output(rt.Run(ctx, reflection.NewDriver(reflection.WithStrategy(backoff)), call, opts...)), nil
+	tool := in.Tool
+	if tool == "" {
+		tool = "flaky"
+	}
+	call := reflection.ToolCall{ID: "call_cost", Name: tool, Input: json.RawMessage(fmt.Sprintf(`{"failures":%d}`, in.Failures))}
+	return output(rt.Run(ctx, reflection.NewDriver(opts...), call)), nil
 }
 
 // plainCall runs plainActivity, which fails failures times, under a
@@ -253,6 +267,9 @@ func workerTool(log string) reflection.DispatchFunc {
 				return reflection.ToolResult{}, errors.New("503 service unavailable")
 			}
 			return reflection.ToolResult{Content: "ok after " + strconv.Itoa(attempt) + " retries"}, nil
+		case call.Name == "slow_beat":
+			time.Sleep(slowBeat) // long enough for the activity to heartbeat
+			return reflection.ToolResult{Content: "done"}, nil
 		case call.Name == "always_down":
 			return reflection.ToolResult{}, errors.New("503 service unavailable")
 		case call.Name == "slow_report" && attempt == 0:

@@ -287,12 +287,12 @@ func safetyScenarios() []scenario {
 			},
 		},
 		{
-			name: "a human's refusal keeps the effect guard's reason", call: charge,
+			name: "a human's refusal of the effect guard's question reads declined", call: charge,
 			opts:     []reflection.Option{effectIs(reflection.EffectNonIdempotent)},
 			tool:     []reflectiontest.Outcome{reflectiontest.Fail("the payment gateway timed out"), reflectiontest.Succeed("charged")},
 			analyses: []reflection.FailureAnalysis{recoverable("a timeout")},
 			answers:  []reflection.Answer{{Reply: "check the gateway first"}},
-			outcome:  reflection.OutcomeAskedUser, reason: reflection.ReasonAmbiguousEffect, calls: 1,
+			outcome:  reflection.OutcomeAskedUser, reason: reflection.ReasonDeclined, calls: 1,
 		},
 		{
 			name: "retries a non-idempotent tool whose failure had no effect", call: charge,

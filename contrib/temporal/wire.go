@@ -250,10 +250,12 @@ func (a *Analysis) UnmarshalJSON(b []byte) error {
 // Question is a reflection.Question as data: what the call waits on a
 // human for, as the Query returns it.
 type Question struct {
-	Call     Call     `json:"call"`
-	Failure  Failure  `json:"failure"`
-	Analysis Analysis `json:"analysis"`
-	Prompt   string   `json:"prompt"`
+	Call         Call     `json:"call"`
+	Failure      Failure  `json:"failure"`
+	Analysis     Analysis `json:"analysis"`
+	Prompt       string   `json:"prompt"`
+	Dispatches   int      `json:"dispatches,omitempty"`
+	MayHaveActed int      `json:"may_have_acted,omitempty"`
 }
 
 // NewQuestion returns q as data.
@@ -263,6 +265,8 @@ func NewQuestion(q reflection.Question) Question {
 		Failure:  NewFailure(q.Failure),
 		Analysis: Analysis{q.Analysis},
 		Prompt:   q.Prompt,
+
+		Dispatches: q.Dispatches, MayHaveActed: q.MayHaveActed,
 	}
 }
 
@@ -274,6 +278,8 @@ func (q Question) Rebuild() reflection.Question {
 		Failure:  q.Failure.Rebuild(),
 		Analysis: q.Analysis.FailureAnalysis,
 		Prompt:   q.Prompt,
+
+		Dispatches: q.Dispatches, MayHaveActed: q.MayHaveActed,
 	}
 }
 

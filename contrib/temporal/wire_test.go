@@ -130,6 +130,8 @@ func TestQuestionCrossesAsData(t *testing.T) {
 			Attempt: 1, MaxAttempts: 6, Err: awsStyleError{status: 403}},
 		Analysis: permissionDenied,
 		Prompt:   "delete the protected branch?",
+
+		Dispatches: 2, MayHaveActed: 1,
 	}
 	back, _ := roundTrip(t, rt.NewQuestion(q))
 	got := back.Rebuild()

@@ -21,17 +21,22 @@ const (
 	DispatchActivity = "reflection.Dispatch"
 	// AnalyzeActivity asks the Reflector given to Register about one failure.
 	AnalyzeActivity = "reflection.Analyze"
+	// VerifyActivity asks the verifier given to Register (WithWorkerVerifier)
+	// whether a failed attempt acted.
+	VerifyActivity = "reflection.Verify"
 )
 
 // errNilRegistry is returned by Register for a nil registry.
 var errNilRegistry = errors.New("reflectiontemporal: nil activity registry")
 
-// Register registers on reg (a worker.Worker, or a test environment) the two
+// Register registers on reg (a worker.Worker, or a test environment) the
 // activities Run schedules: DispatchActivity, which runs one attempt through
-// dispatch (the host's own dispatch, routing by tool name), and
-// AnalyzeActivity, which asks reflector about a failure. A nil reflector
-// means reflection.NoopReflector, as for a Driver; a nil dispatch is an
-// error that matches reflection.ErrNilDispatch.
+// dispatch (the host's own dispatch, routing by tool name), AnalyzeActivity,
+// which asks reflector about a failure, and VerifyActivity, which asks the
+// verifier of WithWorkerVerifier whether a failed attempt acted. A nil
+// reflector means reflection.NoopReflector, as for a Driver; a nil dispatch
+// is an error that matches reflection.ErrNilDispatch. opts put a circuit
+// breaker (WithWorkerHealth) and a verifier on the worker.
 //
 // Register takes no Driver: it runs no call. The Driver of a call is built
 // in workflow code and given to Run, where its settings decide; the tool and
@@ -48,7 +53,7 @@ var errNilRegistry = errors.New("reflectiontemporal: nil activity registry")
 // reflection.ToolPanic's; one in the Reflector is a *reflection.PanicError,
 // as under Driver.Run. Both must be safe for concurrent use: the worker runs
 // activities in parallel.
-func Register(reg worker.ActivityRegistry, dispatch reflection.DispatchFunc, reflector reflection.Reflector) error {
+func Register(reg worker.ActivityRegistry, dispatch reflection.DispatchFunc, reflector reflection.Reflector, opts ...RegisterOption) error {
 	if reg == nil {
 		return errNilRegistry
 	}
@@ -59,9 +64,15 @@ func Register(reg worker.ActivityRegistry, dispatch reflection.DispatchFunc, ref
 		reflector = reflection.NoopReflector{}
 	}
 	a := &activities{dispatch: dispatch, reflector: reflector}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(a)
+		}
+	}
 	a.earlier.fetch = a.history
 	reg.RegisterActivityWithOptions(a.runTool, activity.RegisterOptions{Name: DispatchActivity})
 	reg.RegisterActivityWithOptions(a.analyze, activity.RegisterOptions{Name: AnalyzeActivity})
+	reg.RegisterActivityWithOptions(a.verify, activity.RegisterOptions{Name: VerifyActivity})
 	return nil
 }
 
@@ -69,6 +80,8 @@ func Register(reg worker.ActivityRegistry, dispatch reflection.DispatchFunc, ref
 type activities struct {
 	dispatch  reflection.DispatchFunc
 	reflector reflection.Reflector
+	breaker   *workerBreaker // WithWorkerHealth; nil: none
+	verifier  func(context.Context, reflection.ToolCall) (reflection.Verdict, reflection.ToolResult, error)
 	earlier   earlierCounter // counts a call's executions in earlier runs (see earlier_runs.go)
 }
 
@@ -89,6 +102,9 @@ type dispatchInput struct {
 	// so far, reach the ceiling.
 	Lookback bool `json:"lookback,omitempty"`
 	Calls    int  `json:"calls,omitempty"`
+	// Counted says a failure of this tool earlier in the call has counted
+	// on a worker's breaker already (see worker_breaker.go).
+	Counted bool `json:"counted,omitempty"`
 }
 
 // waitErrorType is the type of the error with which the first try of a
@@ -104,6 +120,12 @@ type dispatchOutput struct {
 	// run's own reached the ceiling.
 	Earlier *int `json:"earlier,omitempty"`
 	Spent   bool `json:"spent,omitempty"`
+	// Refused says the worker's breaker is open: the tool did not run, and
+	// RetryIn is how long the breaker stays open. Counted says the tool's
+	// failure counted on the breaker.
+	Refused bool          `json:"refused,omitempty"`
+	RetryIn time.Duration `json:"retry_in,omitempty"`
+	Counted bool          `json:"counted,omitempty"`
 }
 
 // runTool is DispatchActivity. When the workflow asks for a wait before the
@@ -142,9 +164,57 @@ func (a *activities) runTool(ctx context.Context, in dispatchInput) (dispatchOut
 			return out, nil
 		}
 	}
+	if a.breaker != nil {
+		b := a.breaker.run(ctx, a.dispatch, call, in.Counted)
+		out.Refused, out.RetryIn, out.Counted = b.refused, b.retryIn, b.counted
+		out.Result, out.Err = b.res, NewErrorData(b.err)
+		return out, nil
+	}
 	res, err := callTool(ctx, a.dispatch, call)
 	out.Result, out.Err = res, NewErrorData(err)
 	return out, nil
+}
+
+// verifyInput is the input of VerifyActivity: the call whose failed attempt
+// is in question, as it ran, and its idempotency key.
+type verifyInput struct {
+	Call Call   `json:"call"`
+	Key  string `json:"key,omitempty"`
+}
+
+// verifyOutput is the result of VerifyActivity: the verifier's answer.
+type verifyOutput struct {
+	Verdict reflection.Verdict    `json:"verdict"`
+	Result  reflection.ToolResult `json:"result"`
+	Err     *ErrorData            `json:"err,omitempty"`
+}
+
+// errNoVerifier answers a verification on a worker without a verifier.
+var errNoVerifier = errors.New("reflectiontemporal: the worker has no verifier (see WithWorkerVerifier)")
+
+// verify is VerifyActivity. A panic in the verifier is an error, and the
+// guard then asks, as under Driver.Run.
+func (a *activities) verify(ctx context.Context, in verifyInput) (verifyOutput, error) {
+	if a.verifier == nil {
+		return verifyOutput{Err: NewErrorData(errNoVerifier)}, nil
+	}
+	if in.Key != "" {
+		ctx = reflection.ContextWithIdempotencyKey(ctx, in.Key)
+	}
+	v, res, err := callVerifier(ctx, a.verifier, in.Call.Rebuild())
+	return verifyOutput{Verdict: v, Result: res, Err: NewErrorData(err)}, nil
+}
+
+// callVerifier calls verify, turning a panic into the *reflection.PanicError
+// Driver.Run makes of one.
+func callVerifier(ctx context.Context, verify func(context.Context, reflection.ToolCall) (reflection.Verdict, reflection.ToolResult, error),
+	call reflection.ToolCall) (v reflection.Verdict, res reflection.ToolResult, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			v, res, err = reflection.VerdictUnknown, reflection.ToolResult{}, &reflection.PanicError{Where: "verifier", Value: p}
+		}
+	}()
+	return verify(ctx, call)
 }
 
 // callTool calls dispatch, turning a panic into reflection.ToolPanic's

@@ -67,7 +67,7 @@ func BenchmarkRunInTestEnvironment(b *testing.B) {
 	for b.Loop() {
 		var suite testsuite.WorkflowTestSuite
 		suite.SetLogger(quietLogger())
-		env := suite.NewTestWorkflowEnvironment()
+		env := newTestEnv(&suite)
 		tool := reflectiontest.NewTool(reflectiontest.Fail("busy"), reflectiontest.Succeed("ok"))
 		if err := rt.Register(env, tool.Dispatch, reflectiontest.NewReflector(recoverable("busy"))); err != nil {
 			b.Fatal(err)

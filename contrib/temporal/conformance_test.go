@@ -35,7 +35,7 @@ func TestConformance(t *testing.T) {
 func runInWorkflow(_ context.Context, t *testing.T, s *reflectiontest.Scenario) reflectiontest.Ran {
 	var suite testsuite.WorkflowTestSuite
 	suite.SetLogger(quietLogger())
-	env := suite.NewTestWorkflowEnvironment()
+	env := newTestEnv(&suite)
 	env.SetTestTimeout(30 * time.Second)
 	if d, ok := s.Deadline(); ok {
 		env.SetWorkflowRunTimeout(d)

@@ -17,7 +17,6 @@ import (
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/temporalproto"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/worker"
 
 	rt "github.com/loopctl-go/reflection/contrib/temporal"
 )
@@ -220,7 +219,7 @@ func fetchHistory(ctx context.Context, t *testing.T, c client.Client, id, runID 
 // replay replays the history in the JSON file name against the test
 // workflows, in process: it fails on any nondeterminism.
 func replay(name string) error {
-	r := worker.NewWorkflowReplayer()
+	r := newReplayer()
 	registerWorkflows(r)
 	return r.ReplayWorkflowHistoryFromJSONFile(quietLogger(), name)
 }

@@ -31,6 +31,7 @@ import (
 const (
 	pointTool    = "tool"    // the ID of a tool activity
 	pointReflect = "reflect" // the ID of a Reflector activity
+	pointVerify  = "verify"  // the ID of a verifier activity
 	pointAsk     = "ask"     // recorded before a question waits
 	pointEnd     = "end"     // recorded when a call that needed recovery ends
 )

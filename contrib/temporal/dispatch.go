@@ -47,6 +47,7 @@ func (rt *runtime) dispatch(step reflection.DispatchStep) {
 	if rt.lookback && rt.earlier < 0 {
 		in.Lookback, in.Calls = true, rt.rec.Calls()
 	}
+	in.Counted = rt.counted[step.Call.Name]
 	now := workflow.Now(rt.ctx).UTC()
 	start := now.Add(wait)
 	var out dispatchOutput
@@ -74,10 +75,23 @@ func (rt *runtime) dispatch(step reflection.DispatchStep) {
 		rt.refuseSpent()
 		return
 	}
+	if out.Refused {
+		rt.rec.Refuse(&breakerRefusal{retryIn: out.RetryIn})
+		return
+	}
+	if out.Counted {
+		if rt.counted == nil {
+			rt.counted = map[string]bool{}
+		}
+		rt.counted[step.Call.Name] = true
+	}
 	if end.Before(start) { // a worker that knows no waits ran the tool at once
 		start = now
 	}
 	rt.rec.DispatchedAt(out.Result, failure, start, end)
+	if failure != nil || out.Result.IsError {
+		rt.noteFailure(step.Call, failure)
+	}
 	rt.stopped() // cancelled meanwhile: a failure is not analysed
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/loopctl-go/reflection"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
 	reflectiontemporal "github.com/loopctl-go/reflection/contrib/temporal"
@@ -37,6 +38,7 @@ func ExampleRun() {
 	var suite testsuite.WorkflowTestSuite
 	suite.SetLogger(quietLogger())
 	env := suite.NewTestWorkflowEnvironment()
+	env.SetWorkerOptions(worker.Options{DeadlockDetectionTimeout: time.Minute}) // a test on a loaded machine
 	if err := reflectiontemporal.Register(env, dispatch, reflector); err != nil {
 		fmt.Println(err)
 		return
@@ -89,6 +91,7 @@ func ExampleWithAsk() {
 	var suite testsuite.WorkflowTestSuite
 	suite.SetLogger(quietLogger())
 	env := suite.NewTestWorkflowEnvironment()
+	env.SetWorkerOptions(worker.Options{DeadlockDetectionTimeout: time.Minute}) // a test on a loaded machine
 	if err := reflectiontemporal.Register(env, dispatch, reflector); err != nil {
 		fmt.Println(err)
 		return

@@ -61,7 +61,7 @@ func TestExhaustionFailsTheWorkflowForGood(t *testing.T) {
 func TestNoDispatchActivityStopsTheCall(t *testing.T) {
 	var suite testsuite.WorkflowTestSuite
 	suite.SetLogger(quietLogger())
-	env := suite.NewTestWorkflowEnvironment()
+	env := newTestEnv(&suite)
 	env.RegisterActivityWithOptions(func(context.Context) error { return nil },
 		activity.RegisterOptions{Name: "some.other.activity"})
 	var got ran

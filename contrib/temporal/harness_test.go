@@ -33,16 +33,16 @@ type harness struct {
 }
 
 // newHarness returns a test environment with the activities registered
-// over dispatch and r.
-func newHarness(t *testing.T, dispatch reflection.DispatchFunc, r reflection.Reflector) *harness {
+// over dispatch and r, with opts.
+func newHarness(t *testing.T, dispatch reflection.DispatchFunc, r reflection.Reflector, opts ...rt.RegisterOption) *harness {
 	t.Helper()
 	var suite testsuite.WorkflowTestSuite
 	suite.SetLogger(quietLogger())
-	env := suite.NewTestWorkflowEnvironment()
+	env := newTestEnv(&suite)
 	env.SetTestTimeout(30 * time.Second)
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	env.SetStartTime(start)
-	require.NoError(t, rt.Register(env, dispatch, r))
+	require.NoError(t, rt.Register(env, dispatch, r, opts...))
 	return &harness{t: t, env: env, tool: dispatch, refl: r, start: start}
 }
 

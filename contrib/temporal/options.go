@@ -40,7 +40,8 @@ type config struct {
 	askTimeout time.Duration // 0: AskUser ends the call as without an Asker
 	tool       workflow.ActivityOptions
 	reflector  workflow.ActivityOptions
-	inWorkflow reflection.Reflector // WithWorkflowReflector; nil: the Reflector activity
+	inWorkflow reflection.Reflector     // WithWorkflowReflector; nil: the Reflector activity
+	memory     *reflection.EffectMemory // WithEffectMemory; nil: none
 }
 
 func newConfig(d *reflection.Driver, opts []Option) config {

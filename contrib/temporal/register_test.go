@@ -17,7 +17,7 @@ func TestRegisterRejectsNil(t *testing.T) {
 	assert.EqualError(t, rt.Register(nil, tool.Dispatch, nil), "reflectiontemporal: nil activity registry")
 
 	var suite testsuite.WorkflowTestSuite
-	env := suite.NewTestWorkflowEnvironment()
+	env := newTestEnv(&suite)
 	err := rt.Register(env, nil, nil)
 	assert.ErrorIs(t, err, reflection.ErrNilDispatch, "the root's sentinel, as for Driver.Run")
 	assert.EqualError(t, err, "reflectiontemporal: register: reflection: nil dispatch func")

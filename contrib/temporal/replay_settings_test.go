@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
 	rt "github.com/loopctl-go/reflection/contrib/temporal"
@@ -65,7 +64,7 @@ func changedSettings() []struct {
 func replayWith(t *testing.T, file string, driver func(ctx workflow.Context) *reflection.Driver) ([]callOutput, error) {
 	t.Helper()
 	var replayed []callOutput
-	r := worker.NewWorkflowReplayer()
+	r := newReplayer()
 	r.RegisterWorkflowWithOptions(func(ctx workflow.Context, task string) ([]callOutput, error) {
 		outs, err := agentWithDriver(ctx, task, driver(ctx))
 		replayed = outs
@@ -119,7 +118,7 @@ func TestReplayMidWaitWithChangedSettings(t *testing.T) {
 
 	for _, tc := range changedSettings()[:2] { // the backoff and the jitter: they decide the wait
 		t.Run(tc.name, func(t *testing.T) {
-			r := worker.NewWorkflowReplayer()
+			r := newReplayer()
 			r.RegisterWorkflowWithOptions(func(ctx workflow.Context, task string) ([]callOutput, error) {
 				return agentWithDriver(ctx, task, tc.driver(ctx))
 			}, workflow.RegisterOptions{Name: historyWorkflow})
@@ -127,7 +126,7 @@ func TestReplayMidWaitWithChangedSettings(t *testing.T) {
 		})
 	}
 	t.Run("unchanged", func(t *testing.T) {
-		r := worker.NewWorkflowReplayer()
+		r := newReplayer()
 		registerWorkflows(r)
 		require.NoError(t, r.ReplayWorkflowHistory(quietLogger(), hist))
 	})

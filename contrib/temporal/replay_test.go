@@ -15,7 +15,6 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
-	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
 	rt "github.com/loopctl-go/reflection/contrib/temporal"
@@ -36,7 +35,7 @@ func TestReplayCommittedHistory(t *testing.T) {
 // the same history replayed against a workflow that no longer asks the
 // human (AskUser then ends the call at once) is a determinism error.
 func TestReplayDetectsAChangedStepOrder(t *testing.T) {
-	r := worker.NewWorkflowReplayer()
+	r := newReplayer()
 	r.RegisterWorkflowWithOptions(func(ctx workflow.Context, task string) ([]callOutput, error) {
 		backoff := reflection.NewExponentialBackoff(3).WithJitter(0.5).WithRandSource(rt.RandSource(ctx))
 		d := reflection.NewDriver(reflection.WithStrategy(backoff), reflection.WithRecoveryNotes())
@@ -163,7 +162,7 @@ func TestReplayReproducesTheResult(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			recorded := recordedResult(t, tc.file)
 			var replayed []callOutput
-			r := worker.NewWorkflowReplayer()
+			r := newReplayer()
 			r.RegisterWorkflowWithOptions(func(ctx workflow.Context, task string) ([]callOutput, error) {
 				outs, err := agentWithSource(ctx, task, tc.source(ctx))
 				replayed = outs

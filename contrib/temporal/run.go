@@ -88,6 +88,7 @@ func Run(ctx workflow.Context, d *reflection.Driver, call reflection.ToolCall, o
 	if err := rt.register(); err != nil {
 		rec.Stop(err)
 	}
+	rt.recall()
 	for {
 		switch step := rec.Next().(type) {
 		case reflection.DispatchStep:
@@ -98,6 +99,8 @@ func Run(ctx workflow.Context, d *reflection.Driver, call reflection.ToolCall, o
 			rt.wait(step)
 		case reflection.AskStep:
 			rt.ask(step)
+		case reflection.VerifyStep:
+			rt.verify(step)
 		case reflection.DoneStep:
 			return rt.done(step)
 		}
@@ -123,6 +126,13 @@ type runtime struct {
 	lookback bool        // a retry or a reset made this run: count the call's earlier executions
 	earlier  int         // the call's executions in the earlier runs; -1 until counted
 	spent    *spentError // the call was refused: its tool has run the ceiling's number of times across runs
+
+	counted map[string]bool // the tools whose worker breaker a failure of this call has counted on
+
+	// For the effect memory (WithEffectMemory).
+	recalled  bool                 // the memory remembered an earlier call equal to this one
+	ambiguous *reflection.ToolCall // the latest dispatch that failed after its tool may have acted, as it ran
+	effect    reflection.Effect    // the effect of the call's own tool, as its first failure told
 }
 
 // callState is what the call's Query and Update see.
@@ -182,6 +192,7 @@ func (rt *runtime) done(step reflection.DoneStep) (reflection.ToolResult, reflec
 	if rt.v2 && rt.neededRecovery(&rep) {
 		rt.checkDecisions(&rep, pointEnd)
 	}
+	rt.settleMemory(rep.Outcome)
 	rt.state.status = Status{
 		CallID: rt.state.status.CallID, State: StateDone, Attempt: rt.rec.Attempt(), Calls: rt.rec.Calls(),
 		Outcome: rep.Outcome, Result: &step.Result,

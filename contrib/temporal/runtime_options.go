@@ -12,16 +12,17 @@ import (
 )
 
 // ErrProcessState is wrapped by the error with which Run refuses a Driver
-// given reflection.WithHealth, reflection.WithRetryBudget or
-// reflection.WithLoopDetection. A circuit breaker, a retry budget and a
-// session's loop detector are state that the calls of a process share: it
-// changes between a run of workflow code and its replay, in another process
-// perhaps, so workflow code must not consult it. Run does not run without
-// the protection such a Driver asks for: it ends the call at once, before
-// any tool runs, with a non-retryable error of type ErrorTypeStopped. Give
-// Run a Driver without them: d.With(reflection.WithHealth(nil),
-// reflection.WithRetryBudget(nil)) removes the first two; a Driver for Run
-// is built without WithLoopDetection.
+// given reflection.WithRetryBudget or reflection.WithLoopDetection. A retry
+// budget and a session's loop detector are state that the calls of a
+// process share: it changes between a run of workflow code and its replay,
+// in another process perhaps, so workflow code must not consult it, and
+// the root package lets only Driver.Run charge a budget or feed a detector,
+// so the worker cannot hold them either (a circuit breaker can: see
+// WithWorkerHealth). Run does not run without the protection such a Driver
+// asks for: it ends the call at once, before any tool runs, with a
+// non-retryable error of type ErrorTypeStopped. Give Run a Driver without
+// them: d.With(reflection.WithRetryBudget(nil)) removes the budget; a
+// Driver for Run is built without WithLoopDetection.
 var ErrProcessState = errors.New("reflectiontemporal: the Driver holds state shared across a process, which workflow code cannot consult")
 
 // runtimeParts is what Run makes of its Driver's runtime options
@@ -30,8 +31,8 @@ var ErrProcessState = errors.New("reflectiontemporal: the Driver holds state sha
 type runtimeParts struct {
 	attemptTimeout time.Duration
 	rules          *rules.Reflector // the Driver's Reflector when it is the rules package's: it runs in workflow code
-	ignored        []string         // "Reflector", "Asker", "Observer", "logger", "redactor", in that order
-	shared         []string         // "WithHealth", "WithRetryBudget", "WithLoopDetection", in that order
+	ignored        []string         // "Reflector", "Asker", "Observer", "logger", "redactor", "Health", in that order
+	shared         []string         // "WithRetryBudget", "WithLoopDetection", in that order
 }
 
 // runtimePartsOf reads d's runtime options; a nil d has none.
@@ -51,6 +52,7 @@ func runtimePartsOf(d *reflection.Driver) runtimeParts {
 		{o.Observer != nil, "Observer"},
 		{o.Logger != nil, "logger"},
 		{o.Redactor != nil, "redactor"},
+		{o.Health != nil, "Health"},
 	} {
 		if part.set {
 			p.ignored = append(p.ignored, part.name)
@@ -60,7 +62,6 @@ func runtimePartsOf(d *reflection.Driver) runtimeParts {
 		set  bool
 		name string
 	}{
-		{o.Health != nil, "WithHealth"},
 		{o.RetryBudget != nil, "WithRetryBudget"},
 		{o.LoopDetection, "WithLoopDetection"},
 	} {
@@ -88,6 +89,7 @@ func (rt *runtime) warnIgnored() {
 	}
 	workflow.GetLogger(rt.ctx).Warn("reflectiontemporal: Run does not call the Driver's "+
 		strings.Join(rt.cfg.runtime.ignored, ", ")+
-		" (Register's Reflector or WithWorkflowReflector analyses, WithAsk asks, the Report and the history record)",
+		" (Register's Reflector or WithWorkflowReflector analyses, WithAsk asks, Register's WithWorkerHealth is the circuit breaker, "+
+		"the Report and the history record)",
 		"CallID", rt.state.status.CallID)
 }

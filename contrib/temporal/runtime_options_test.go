@@ -104,11 +104,11 @@ func TestToolActivityHeartbeats(t *testing.T) {
 	})
 }
 
-// TestDriverRuntimePartsAreNotCalled gives Run a Driver with a Reflector,
-// an Asker, an Observer, a logger and a redactor (as
-// reflection.Driver.RuntimeOptions lists them): none is called from
-// workflow code, and Run says so in a warning through the workflow's
-// logger.
+// TestDriverRuntimePartsAreNotCalled gives Run a Driver with a Reflector
+// (not the rules package's), an Asker, an Observer, a logger, a redactor
+// and a Health (as reflection.Driver.RuntimeOptions lists them): none is
+// called or consulted from workflow code, and Run says so in a warning
+// through the workflow's logger.
 func TestDriverRuntimePartsAreNotCalled(t *testing.T) {
 	var called []string
 	d := reflection.NewDriver(
@@ -128,11 +128,12 @@ func TestDriverRuntimePartsAreNotCalled(t *testing.T) {
 			called = append(called, "redactor")
 			return s
 		}),
+		reflection.WithHealth(reflection.NewHealth(1, time.Hour)),
 	)
 	logs := &warnings{}
 	var suite testsuite.WorkflowTestSuite
 	suite.SetLogger(logs)
-	env := suite.NewTestWorkflowEnvironment()
+	env := newTestEnv(&suite)
 	tool := reflectiontest.NewTool(reflectiontest.Fail("boom"), reflectiontest.Succeed("ok"))
 	require.NoError(t, rt.Register(env, tool.Dispatch, reflectiontest.NewReflector(recoverable("transient"))))
 	var got ran
@@ -146,8 +147,9 @@ func TestDriverRuntimePartsAreNotCalled(t *testing.T) {
 	require.NoError(t, got.err)
 	reflectiontest.AssertOutcome(t, got.rep, reflection.OutcomeSucceeded)
 	assert.Empty(t, called, "workflow code called the Driver's own hooks")
-	assert.Equal(t, []string{"reflectiontemporal: Run does not call the Driver's Reflector, Asker, Observer, logger, redactor " +
-		"(Register's Reflector or WithWorkflowReflector analyses, WithAsk asks, the Report and the history record)"},
+	assert.Equal(t, []string{"reflectiontemporal: Run does not call the Driver's Reflector, Asker, Observer, logger, redactor, Health " +
+		"(Register's Reflector or WithWorkflowReflector analyses, WithAsk asks, Register's WithWorkerHealth is the circuit breaker, " +
+		"the Report and the history record)"},
 		logs.messages())
 }
 
@@ -158,7 +160,7 @@ func TestPlainDriverWarnsNothing(t *testing.T) {
 	logs := &warnings{}
 	var suite testsuite.WorkflowTestSuite
 	suite.SetLogger(logs)
-	env := suite.NewTestWorkflowEnvironment()
+	env := newTestEnv(&suite)
 	require.NoError(t, rt.Register(env, reflectiontest.NewTool(reflectiontest.Succeed("ok")).Dispatch, nil))
 	env.RegisterWorkflowWithOptions(func(ctx workflow.Context) error {
 		_, _, err := rt.Run(ctx, reflection.NewDriver(reflection.WithReflector(rules.New(rules.Defaults()...)),

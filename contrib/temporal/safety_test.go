@@ -17,24 +17,24 @@ import (
 	rt "github.com/loopctl-go/reflection/contrib/temporal"
 )
 
-// TestProcessStateIsRefused gives Run a Driver with a circuit breaker, a
-// retry budget or loop detection: state shared across a process, which
-// workflow code must not consult. Run refuses the Driver before any tool
-// runs, with a non-retryable error that names what it refused.
+// TestProcessStateIsRefused gives Run a Driver with a retry budget or loop
+// detection: state shared across a process, which workflow code must not
+// consult. Run refuses the Driver before any tool runs, with a
+// non-retryable error that names what it refused. A Driver's Health is not
+// refused: the breaker lives in the worker (TestWorkerHealth).
 func TestProcessStateIsRefused(t *testing.T) {
 	tests := []struct {
 		name string
 		opts []reflection.Option
 		says string
 	}{
-		{"a circuit breaker", []reflection.Option{reflection.WithHealth(reflection.NewHealth(0, 0))}, "WithHealth"},
 		{"a retry budget", []reflection.Option{reflection.WithRetryBudget(reflection.NewRetryBudget(0))}, "WithRetryBudget"},
 		{"loop detection", []reflection.Option{reflection.WithLoopDetection()}, "WithLoopDetection"},
-		{"all three", []reflection.Option{
+		{"both, and a circuit breaker", []reflection.Option{
 			reflection.WithHealth(reflection.NewHealth(0, 0)),
 			reflection.WithRetryBudget(reflection.NewRetryBudget(0)),
 			reflection.WithLoopDetection(),
-		}, "WithHealth, WithRetryBudget, WithLoopDetection"},
+		}, "WithRetryBudget, WithLoopDetection"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -58,7 +58,7 @@ func TestProcessStateIsRefused(t *testing.T) {
 	t.Run("the same Driver without them", func(t *testing.T) {
 		d := reflection.NewDriver(reflection.WithHealth(reflection.NewHealth(0, 0)), reflection.WithRetryBudget(reflection.NewRetryBudget(0)))
 		tool := reflectiontest.NewTool(reflectiontest.Succeed("ok"))
-		got := newHarness(t, tool.Dispatch, nil).run(d.With(reflection.WithHealth(nil), reflection.WithRetryBudget(nil)), readCall)
+		got := newHarness(t, tool.Dispatch, nil).run(d.With(reflection.WithRetryBudget(nil)), readCall)
 		require.NoError(t, got.err)
 		assert.Len(t, tool.Calls(), 1)
 	})

@@ -15,6 +15,7 @@ const (
 	StateAnalyzing   State = "analyzing"   // the Reflector runs
 	StateWaiting     State = "waiting"     // a durable wait before the next attempt, then the attempt itself (its tool activity holds the wait)
 	StateAsking      State = "asking"      // the call waits for a human's answer
+	StateVerifying   State = "verifying"   // the verifier looks up whether a failed attempt acted
 	StateDone        State = "done"        // the call has ended
 )
 

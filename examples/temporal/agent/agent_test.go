@@ -12,6 +12,7 @@ import (
 	"github.com/loopctl-go/reflection/examples/temporal/agent"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/worker"
 	"go.uber.org/goleak"
 )
 
@@ -24,6 +25,15 @@ func TestAgent(t *testing.T) {
 	var suite testsuite.WorkflowTestSuite
 	suite.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	env := suite.NewTestWorkflowEnvironment()
+	// The SDK's deadlock detector fails a workflow task whose code has not
+	// yielded after a second of wall time. On a loaded machine (the tests
+	// of several modules at once on two cores) the workflow's goroutine can
+	// wait that long for a CPU: with six busy loops beside it, this test
+	// failed 2 runs of 40 with the default second (the detector's panic,
+	// then a race inside the SDK as it tore the workflow down), and passed
+	// 40 of 40 with a minute. The workflow's own code yields within
+	// milliseconds.
+	env.SetWorkerOptions(worker.Options{DeadlockDetectionTimeout: time.Minute})
 	if err := agent.Register(env); err != nil {
 		t.Fatal(err)
 	}

@@ -60,6 +60,7 @@ type suite struct {
 	n          int
 	noBubble   bool
 	noCancel   bool
+	cancelAt   []string // CancelAt's steps; nil: every step
 	noDeadline bool
 	noObserver bool
 	wire       bool
@@ -81,6 +82,39 @@ func WithoutBubble() ConformanceOption { return func(c *suite) { c.noBubble = tr
 // WithoutCancel says the runtime cannot cancel a call at an exact point:
 // no scenario cancels the ctx.
 func WithoutCancel() ConformanceOption { return func(c *suite) { c.noCancel = true } }
+
+// The steps at which a scenario cancels its call, as CancelAt names them.
+const (
+	CancelInDispatch  = "dispatch"  // while the tool runs
+	CancelInReflector = "reflector" // while the Reflector analyses a failure
+	CancelInStrategy  = "strategy"  // while the strategy decides
+	CancelInAsker     = "asker"     // while a human is asked
+)
+
+// cancelSteps maps CancelAt's names to the scenarios' cancel points.
+var cancelSteps = map[string]cancelPoint{
+	CancelInDispatch:  cancelInDispatch,
+	CancelInReflector: cancelInReflector,
+	CancelInStrategy:  cancelInStrategy,
+	CancelInAsker:     cancelInAsker,
+}
+
+// CancelAt says the runtime cancels a call its own way (a workflow engine
+// cancels the workflow) and can make that cancel land exactly where the
+// ctx's does under Driver.Run only at the named steps: CancelInDispatch,
+// CancelInReflector, CancelInStrategy, CancelInAsker. The scenarios then
+// cancel only at those steps, and without a cause (a cancel of the
+// runtime's own carries none). The cancel still comes as the ctx given to
+// the RunFunc ending, during the step (the scripted tool, Reflector,
+// strategy or human cancels it); the runtime must turn it into its own
+// cancel before the call goes on past that step: after the tool returns,
+// after the Reflector's answer is in, after the strategy decides, or
+// instead of the human's answer. A name the suite does not know fails the
+// test. Without CancelAt (or WithoutCancel) the scenarios cancel at every
+// step.
+func CancelAt(steps ...string) ConformanceOption {
+	return func(c *suite) { c.cancelAt = append([]string{}, steps...) }
+}
 
 // WithoutDeadline says the runtime has no deadline for a call: no scenario
 // has one.
@@ -133,6 +167,10 @@ func Conformance(t *testing.T, run RunFunc, opts ...ConformanceOption) {
 		start, end = *onlyFlag, *onlyFlag+1
 	}
 	seed := *seedFlag
+	cancels, err := cfg.cancelPoints()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, note := range cfg.leftOut() {
 		t.Log("conformance: " + note)
 	}
@@ -140,6 +178,7 @@ func Conformance(t *testing.T, run RunFunc, opts ...ConformanceOption) {
 	for i := start; i < end; i++ {
 		s := generate(seed, i)
 		s.limit(&cfg)
+		s.limitCancels(cancels)
 		want := s.model()
 		ta.add(s, &want)
 		name := t.Name()
@@ -174,6 +213,8 @@ func (c *suite) leftOut() []string {
 	}
 	if c.noCancel {
 		notes = append(notes, "no scenario cancels the call (the runtime cannot cancel at an exact point)")
+	} else if c.cancelAt != nil {
+		notes = append(notes, fmt.Sprintf("scenarios cancel the call only at %v, and without a cause (the runtime cancels its own way)", c.cancelAt))
 	}
 	if c.noDeadline {
 		notes = append(notes, "no scenario has a deadline")
@@ -188,6 +229,39 @@ func (c *suite) leftOut() []string {
 		notes = append(notes, "no Health, RetryBudget or LoopDetector: what calls share is not consulted")
 	}
 	return notes
+}
+
+// cancelPoints returns the cancel points CancelAt allows; nil allows
+// every point.
+func (c *suite) cancelPoints() (map[cancelPoint]bool, error) {
+	if c.cancelAt == nil {
+		return nil, nil
+	}
+	points := map[cancelPoint]bool{}
+	for _, name := range c.cancelAt {
+		p, ok := cancelSteps[name]
+		if !ok {
+			return nil, fmt.Errorf("reflectiontest: CancelAt(%q): no such step (the steps are %q, %q, %q and %q)",
+				name, CancelInDispatch, CancelInReflector, CancelInStrategy, CancelInAsker)
+		}
+		points[p] = true
+	}
+	return points, nil
+}
+
+// limitCancels takes out of s the cancels at points the runtime cannot
+// cancel at, and the cause of the cancel, when the runtime cancels its own
+// way (allowed is not nil).
+func (s *Scenario) limitCancels(allowed map[cancelPoint]bool) {
+	if allowed == nil {
+		return
+	}
+	s.withCause = false
+	for i := range s.steps {
+		if st := &s.steps[i]; st.cancel != cancelNone && !allowed[st.cancel] {
+			st.cancel = cancelNone
+		}
+	}
 }
 
 // runOne runs s once on the runtime and checks it against want.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -24,9 +25,27 @@ func TestConformanceOverJSON(t *testing.T) {
 		reflectiontest.OverJSON(), reflectiontest.Scenarios(1000))
 }
 
+// TestConformanceCancelAt runs the suite against the same runtime with
+// cancels at every step, which the runtime makes its own: when the ctx
+// the suite gives it ends, it stops the machine before the next step with
+// an error of its own (as a workflow engine cancels the workflow), and
+// does not use the answer of a human asked meanwhile.
+func TestConformanceCancelAt(t *testing.T) {
+	reflectiontest.Conformance(t, runOverJSON,
+		reflectiontest.WithoutBubble(), reflectiontest.WithoutObserver(), reflectiontest.OverJSON(),
+		reflectiontest.CancelAt(reflectiontest.CancelInDispatch, reflectiontest.CancelInReflector,
+			reflectiontest.CancelInStrategy, reflectiontest.CancelInAsker),
+		reflectiontest.Scenarios(1000))
+}
+
+// errOwnCancel is the cancel of runOverJSON's own: it carries no cause.
+var errOwnCancel = fmt.Errorf("the workflow was cancelled: %w", context.Canceled)
+
 // runOverJSON drives the machine with a clock of its own: waits only move
-// the clock, and a wait past the scenario's deadline is refused.
-func runOverJSON(_ context.Context, t *testing.T, s *reflectiontest.Scenario) reflectiontest.Ran {
+// the clock, and a wait past the scenario's deadline is refused. The ctx
+// the suite gives it is only the cancel's signal: when it ends, the
+// runtime stops the machine with its own cancel before the next step.
+func runOverJSON(cancel context.Context, t *testing.T, s *reflectiontest.Scenario) reflectiontest.Ran {
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	now := start
 	limit, hasLimit := s.Deadline()
@@ -38,6 +57,9 @@ func runOverJSON(_ context.Context, t *testing.T, s *reflectiontest.Scenario) re
 		r.EnableAsk()
 	}
 	for {
+		if cancel.Err() != nil {
+			r.Stop(errOwnCancel)
+		}
 		switch step := r.Next().(type) {
 		case reflection.DispatchStep:
 			call := step.Call
@@ -63,6 +85,10 @@ func runOverJSON(_ context.Context, t *testing.T, s *reflectiontest.Scenario) re
 			r.Waited()
 		case reflection.AskStep:
 			ans, err := askCatching(ctx, s.Asker(), step.Question)
+			if cancel.Err() != nil {
+				r.Stop(errOwnCancel) // the human's answer came after the cancel: unused
+				continue
+			}
 			if err == nil {
 				ans, err = throughJSON(ans)
 			}

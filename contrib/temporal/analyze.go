@@ -9,11 +9,12 @@ import (
 )
 
 // analyze asks the Reflector about the failure and reports its answer: in
-// workflow code with WithWorkflowReflector (version 2, and the workflow
-// records the choice), else as the Reflector activity. As under Driver.Run,
-// a workflow cancelled by the time the answer is in stops the call,
-// whatever the strategy decided; an activity cut short by the cancel gave
-// no answer, and none is reported.
+// workflow code with WithWorkflowReflector or the Driver's rules (version
+// 2, and the workflow records the choice), else as the Reflector activity.
+// As under Driver.Run, the answer is reported (the strategy decides), and
+// a workflow cancelled by the time the answer is in then stops the call,
+// whatever was decided; an activity cut short by the cancel gave no
+// answer, and none is reported.
 func (rt *runtime) analyze(step reflection.AnalyzeStep) {
 	rt.enter(StateAnalyzing, step.Failure.Attempt)
 	if rt.inWorkflowReflector() {
@@ -31,9 +32,10 @@ func (rt *runtime) analyze(step reflection.AnalyzeStep) {
 	}
 	var out analyzeOutput
 	err := workflow.ExecuteActivity(workflow.WithActivityOptions(rt.ctx, opts), AnalyzeActivity, NewFailure(step.Failure)).Get(rt.ctx, &out)
-	if rt.stopped() {
-		return
+	if err != nil && rt.stopped() {
+		return // the cancel cut the activity short: no answer
 	}
+	defer rt.stopped() // cancelled by the time the answer is in: the cancel wins, whatever was decided
 	switch {
 	case err != nil:
 		rt.rec.Analyzed(reflection.FailureAnalysis{}, fmt.Errorf("reflectiontemporal: the Reflector activity failed: %w", err))

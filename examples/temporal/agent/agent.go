@@ -71,11 +71,12 @@ func Agent(ctx workflow.Context, turn Turn) ([]Result, error) {
 		wg.Add(1)
 		workflow.Go(ctx, func(ctx workflow.Context) {
 			defer wg.Done()
-			// The Reflector runs as an activity. This one only checks typed
-			// errors, so it is deterministic and could run in workflow code
-			// instead (reflectiontemporal.WithWorkflowReflector(Reflector)),
-			// saving an activity and a workflow task per retry; one that asks
-			// a model must stay an activity.
+			// The Reflector runs as an activity (Register's). This one only
+			// checks typed errors, so it is deterministic and could run in
+			// workflow code instead (reflectiontemporal.WithWorkflowReflector,
+			// or the rules package's Reflector given to the Driver, which Run
+			// runs there by itself), saving an activity and a workflow task
+			// per retry; one that asks a model must stay an activity.
 			res, rep, err := reflectiontemporal.Run(ctx, driver, call,
 				reflectiontemporal.WithTask(turn.Task),
 				reflectiontemporal.WithAsk(AskTimeout))
@@ -92,10 +93,13 @@ func Agent(ctx workflow.Context, turn Turn) ([]Result, error) {
 }
 
 // Register registers the Agent workflow and the recovery activities, over
-// the simulated tools and Reflector, on w.
+// the simulated tools and Reflector, on w. The worker has a circuit breaker
+// of its own: its tool activity refuses a tool that keeps failing across
+// calls, without running it, until the breaker lets a probe through.
 func Register(w worker.Registry) error {
 	w.RegisterWorkflowWithOptions(Agent, workflow.RegisterOptions{Name: WorkflowName})
-	return reflectiontemporal.Register(w, Dispatch, Reflector)
+	return reflectiontemporal.Register(w, Dispatch, Reflector,
+		reflectiontemporal.WithWorkerHealth(reflection.NewHealth(0, 0)))
 }
 
 // Effect says what running each tool again does: both of the example's

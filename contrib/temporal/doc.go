@@ -15,14 +15,15 @@
 //
 // # Wiring it
 //
-// The worker registers the activities over the host's own dispatch and a
-// Reflector:
+// The worker registers the activities over the host's own dispatch, a
+// Reflector that does I/O (nil when the Driver's rules analyse), and what
+// lives beside the tool: a circuit breaker and a verifier:
 //
 //	w := worker.New(c, "agent", worker.Options{})
 //	w.RegisterWorkflow(AgentWorkflow)
-//	if err := reflectiontemporal.Register(w, registry.Dispatch, reflector); err != nil {
-//		return err
-//	}
+//	err := reflectiontemporal.Register(w, registry.Dispatch, nil,
+//		reflectiontemporal.WithWorkerHealth(reflection.NewHealth(0, 0)),
+//		reflectiontemporal.WithWorkerVerifier(payments.Lookup))
 //
 // The workflow runs each tool call the model made through Run, with a
 // Driver built in workflow code:
@@ -30,11 +31,15 @@
 //	func AgentWorkflow(ctx workflow.Context, task string) error {
 //		backoff := reflection.NewExponentialBackoff(3).WithJitter(0.2).
 //			WithRandSource(reflectiontemporal.RandSource(ctx))
-//		driver := reflection.NewDriver(reflection.WithStrategy(backoff), reflection.WithSchemas(schemas))
+//		driver := reflection.NewDriver(reflection.WithStrategy(backoff), reflection.WithSchemas(schemas),
+//			reflection.WithReflector(rules.New(rules.Defaults()...)), // runs here, in workflow code
+//			reflection.WithEffects(effects), reflection.WithVerifier(reflectiontemporal.VerifyOnWorker))
+//		memory := reflection.NewEffectMemory(0) // the session's, as workflow state
 //		// ... for each tool call tc of the model's answer:
 //		res, report, err := reflectiontemporal.Run(ctx, driver, tc,
 //			reflectiontemporal.WithTask(task),
-//			reflectiontemporal.WithAsk(24*time.Hour))
+//			reflectiontemporal.WithAsk(24*time.Hour),
+//			reflectiontemporal.WithEffectMemory(memory))
 //		if err != nil && ctx.Err() != nil {
 //			return err // cancelled: the workflow ends canceled
 //		}
@@ -52,11 +57,15 @@
 //     tool once, so every failure reaches the machine and the ceiling stays
 //     exact (Temporal's own retries under the loop would retry too often);
 //     it heartbeats while the tool runs, so a worker that dies during the
-//     tool is noticed in seconds ([DefaultToolHeartbeatTimeout]);
-//   - an analysis is the Reflector activity ([AnalyzeActivity]): its answer
-//     is recorded in the workflow's history, so a replay never asks the
-//     model again; a deterministic Reflector (the rules package's) can run
-//     in workflow code instead ([WithWorkflowReflector]), at no cost;
+//     tool is noticed in seconds ([DefaultToolHeartbeatTimeout]), and asks
+//     the worker's breaker first ([WithWorkerHealth]);
+//   - an analysis runs in workflow code, at no cost, when the Driver's
+//     Reflector is the rules package's (it does no I/O; Run gives it the
+//     workflow's clock) or with [WithWorkflowReflector]; otherwise it is the
+//     Reflector activity ([AnalyzeActivity]), whose answer is recorded in
+//     the workflow's history, so a replay never asks the model again;
+//   - a verification is the verifier activity ([VerifyActivity]), which
+//     asks the worker's verifier ([WithWorkerVerifier]);
 //   - a wait is durable: the next tool activity takes it as the delay of
 //     its retry, which the server holds, and a cancel interrupts it; a wait
 //     that would end past the workflow run's timeout is refused at once
@@ -66,14 +75,16 @@
 //
 // The Driver given to Run decides as under Driver.Run: its strategy, schema
 // lookup, tool-change filter, input check, effect func, caps, recovery notes
-// and loop guard run in workflow code. Its attempt timeout becomes the tool
-// activity's StartToCloseTimeout. Its Reflector, Asker, Observer, logger
-// and redactor ([reflection.Driver.RuntimeOptions]) belong to Driver.Run:
-// workflow code must not do I/O, so Run calls none of them, and says so in
-// a warning through workflow.GetLogger. The Reflector is Register's (or
-// WithWorkflowReflector's), a question goes to a human through WithAsk, and
-// the Report, the Query and the history record what happened; Temporal's
-// own interceptors trace activities.
+// and loop guard run in workflow code, and so does its Reflector when it is
+// the rules package's. Its attempt timeout becomes the tool activity's
+// StartToCloseTimeout. Its other runtime parts
+// ([reflection.Driver.RuntimeOptions]: another Reflector, an Asker, an
+// Observer, a logger, a redactor, a Health) belong to Driver.Run: workflow
+// code must not do I/O or read a process's state, so Run calls none of
+// them, and says so in a warning through workflow.GetLogger. The Reflector
+// is then Register's, a question goes to a human through WithAsk, the
+// breaker is the worker's, and the Report, the Query and the history record
+// what happened; Temporal's own interceptors trace activities.
 //
 // A panic in the tool or the Reflector reads as under Driver.Run
 // ([reflection.ToolPanic], [reflection.PanicError]). An attempt that
@@ -91,40 +102,57 @@
 // The rules that depend on one call's own history are the machine's, and
 // run in workflow code unchanged:
 //
-//   - [reflection.WithEffects]: after a failure that may have come after the
-//     tool acted, a tool that is not idempotent is not retried blindly; the
-//     retry becomes a question (answered through WithAsk: an approval
-//     retries, a refusal or no WithAsk ends the call with
-//     reflection.ReasonAmbiguousEffect), and a keyed tool is retried only
-//     unchanged. The effect func runs in workflow code and must be
-//     deterministic: a pure function of the tool's name. A tool's error that
-//     matches reflection.ErrNoEffect keeps that match across Temporal
-//     ([ErrorData]); an attempt lost with its worker is ambiguous.
+//   - [reflection.WithEffects]: once a dispatch of a tool that is not
+//     idempotent failed after it may have acted, every later dispatch of
+//     that tool in the call needs a human's approval (through WithAsk) or a
+//     verifier's VerdictNotApplied first; every question then begins with
+//     the guard's warning and carries Dispatches and MayHaveActed, and a
+//     call that ends without success says how many of its dispatches may
+//     have acted. A keyed tool is retried only unchanged. The effect func
+//     runs in workflow code and must be deterministic: a pure function of
+//     the tool's name. A tool's error that matches reflection.ErrNoEffect
+//     keeps that match across Temporal ([ErrorData]); an attempt lost with
+//     its worker is ambiguous.
+//   - [reflection.WithVerifier] turns verification on
+//     (reflection.WithVerifier(VerifyOnWorker)); the worker's verifier
+//     ([WithWorkerVerifier]) answers, as the [VerifyActivity], under the
+//     call's idempotency key.
 //   - The idempotency key: the tool activity puts the call's key in the
 //     tool's ctx with [reflection.ContextWithIdempotencyKey], so a tool reads
 //     [reflection.IdempotencyKey] as under Driver.Run. It is the workflow ID
 //     and the call ID, joined by "/", for every tool (Driver.Run mints one
-//     only for a keyed tool): the same on every attempt, after a crash, and
-//     after `temporal workflow reset` to a point before the call. Keep call
-//     IDs unique in a workflow, across continue-as-new too, or two calls
-//     share a key.
+//     only for a keyed tool): the same on every attempt, after a crash, a
+//     workflow retry and `temporal workflow reset`. Keep call IDs unique in
+//     a workflow, across continue-as-new too, or two calls share a key.
+//     [CallAttempt] says which attempt of the call runs; Temporal's activity
+//     attempt does not (a retry that waited is its activity's second
+//     attempt, the first one being the wait).
 //   - [reflection.WithLoopGuard]: a call whose corrections go back to a call
 //     that already failed ends with reflection.ReasonCorrectionLoop.
 //
-// What calls share, [reflection.WithHealth]'s circuit breakers,
-// [reflection.WithRetryBudget]'s tokens and [reflection.WithLoopDetection]'s
-// session detector, is state of a process: a replay, in another process
-// perhaps, would read other state and decide otherwise. Workflow code must
-// not consult it, so Run refuses a Driver that has any of them
-// ([ErrProcessState]) rather than run without the protection it asks for.
-// A host that must shield a service does it in the dispatch given to
-// Register, which runs in the worker: a refusal there is a failure like any
-// other, recorded in history, and one that matches reflection.ErrNoEffect
-// tells the effect guard that nothing ran. A loop detector per workflow
-// would be replay-safe (made in the workflow function and fed in workflow
-// order, it reaches the same state on every replay), but the root package's
-// LoopDetector is driven only by Driver.Run: this package does not write
-// its rule again.
+// What calls share is state of a process or of a session, which workflow
+// code must not read from a process: a replay, in another process perhaps,
+// would read other state and decide otherwise. Each piece lives where a
+// workflow can hold it, or is refused:
+//
+//   - A circuit breaker lives in the worker that runs the tool
+//     ([WithWorkerHealth]): the tool activity asks it before the tool runs,
+//     by reflection.Health's rules (a call adds at most one failure to a
+//     tool's count across its attempts; a 400 or a rejected input counts
+//     neither way), and an open breaker refuses at once, as an answer
+//     recorded in history, which Temporal does not retry. Each worker has
+//     its own. A Driver's own Health is not consulted.
+//   - A session's memory of calls that may have acted is workflow state
+//     ([WithEffectMemory]): a reflection.EffectMemory made in the workflow
+//     function, read and stamped with the workflow's clock, which a replay
+//     fills the same way.
+//   - A retry budget and a session's loop detector are refused
+//     ([ErrProcessState]): the root package lets only Driver.Run charge a
+//     budget or feed a detector, so neither workflow code nor the worker can
+//     hold them. A host that must shield a service does it in the dispatch
+//     given to Register, which runs in the worker: a refusal there is a
+//     failure like any other, recorded in history, and one that matches
+//     reflection.ErrNoEffect tells the effect guard that nothing ran.
 //
 // # Determinism
 //
@@ -145,15 +173,10 @@
 // the failure's text states as an HTTP date ("Retry-After: Wed, 21 Oct 2026
 // 07:28:00 GMT", or the RFC 850 and asctime forms) into a delay, when the
 // error has no RetryAfter() time.Duration method with a positive hint (the
-// rules read that first). In workflow code, give it the workflow's clock, so
-// a replay computes the same delay:
-//
-//	rules.New(rules.Defaults()...).WithClock(func() time.Time { return workflow.Now(ctx) })
-//
-// With the wall clock (rules.New's default), the delay depends on when the
-// workflow task runs, the digest of the decisions differs on a replay, and
-// the replay fails (see Deployments). A hint in delta-seconds
-// ("Retry-After: 30", "retry after 5s") reads no clock.
+// rules read that first). Run gives a *rules.Reflector it runs in workflow
+// code the workflow's clock, whatever clock it was given, so a replay
+// computes the same delay. A hint in delta-seconds ("Retry-After: 30",
+// "retry after 5s") reads no clock.
 //
 // # Deployments
 //
@@ -202,12 +225,14 @@
 // Temporal Cloud bills actions: a workflow's start, each activity attempt,
 // each timer, each side effect, each Update, each heartbeat that reaches
 // the server. A call that succeeds at once costs the workflow task of its
-// activity and one action, as an activity does. A retry costs, in history
-// events and actions: 12 and 3 with the defaults (the tool activity, which
-// takes the wait as the delay of its retry, and the Reflector activity); 6
-// and 2 with [WithWorkflowReflector]; 6 and 1 with WithWorkflowReflector
-// and no wait. A plain activity with a RetryPolicy costs 0 and 1, and
-// recovers from nothing. The module's README has the measured table.
+// activity and one action, as an activity does. A retry of the stock
+// set-up (the Driver's rules, in workflow code) costs 6 history events and
+// 2 actions: the tool activity, which takes the wait as the delay of its
+// retry (its first attempt only waits); 6 and 1 without a wait. With the
+// Reflector as an activity, a retry costs 12 and 3. A tool that returns
+// within half the heartbeat timeout sends no heartbeat. A plain activity
+// with a RetryPolicy costs 0 and 1, and recovers from nothing. The module's
+// README has the measured table.
 //
 // # Questions, and what a call is doing
 //
@@ -253,8 +278,11 @@
 // activities' options (defaults: [DefaultToolTimeout] or the Driver's
 // attempt timeout, [DefaultToolHeartbeatTimeout], [DefaultReflectorTimeout],
 // [DefaultReflectorAttempts]). [WithWorkflowReflector] runs a deterministic
-// Reflector in workflow code; the choice is recorded once per workflow, so
-// turning it on is safe for workflows in flight.
+// Reflector in workflow code (the Driver's rules run there without it); the
+// choice is recorded once per workflow, so turning it on is safe for
+// workflows in flight. [WithEffectMemory] shares a session's memory of the
+// calls that may have acted. Register's options put a breaker
+// ([WithWorkerHealth]) and a verifier ([WithWorkerVerifier]) on the worker.
 //
 // # Errors
 //
@@ -268,15 +296,23 @@
 // good: a cancel stays workflow.ErrCanceled (the workflow ends canceled),
 // and the others are non-retryable application errors
 // ([ErrorTypeExhausted], [ErrorTypeDeadline], [ErrorTypeStopped]) that
-// errors.Is and errors.As still see through. A workflow RetryPolicy
-// therefore never runs a call's recovery again, and the ceiling of six tool
-// executions per call holds.
+// errors.Is and errors.As still see through.
 //
-// An operator can still run a call again: `temporal workflow reset` to a
-// point before the call replays the history up to it and runs the rest
-// anew, its tool executions included, under the same idempotency key (the
-// workflow ID does not change). A timed-out attempt, too, may have done its
-// work before its completion was lost: a tool with side effects declares
-// its effect ([reflection.WithEffects]) and, when it can, honours
+// The ceiling of six tool executions per call holds across the workflow's
+// runs too, whatever the workflow does with Run's error. Wrapped
+// (fmt.Errorf with %w) or re-created as a plain error, the error is
+// retryable again to Temporal, and a workflow RetryPolicy runs the
+// workflow again; `temporal workflow reset` runs it again from a point of
+// its history. In a run that a retry or a reset made, the call's tool
+// activity first counts the call's executions in the earlier runs, from
+// their histories (with the worker's client: each retry back to the run it
+// retries, each reset back to what the run it was reset from did after the
+// reset point), and the call gets only what is left of its six: when none
+// is left, the tool does not run, and the call ends refused
+// (reflection.ReasonRefused) with a non-retryable error of type
+// [ErrorTypeExhausted]. A run no retry or reset made counts nothing. A
+// timed-out attempt, too, may have done its work before its completion was
+// lost: a tool with side effects declares its effect
+// ([reflection.WithEffects]) and, when it can, honours
 // [reflection.IdempotencyKey]; [CallAttempt] says which attempt runs.
 package reflectiontemporal

@@ -172,7 +172,9 @@ func WithReflectorActivity(o workflow.ActivityOptions) Option {
 // whose history has no such marker (it ran before the option was set)
 // keeps using the Reflector activity, so turning the option on is safe for
 // workflows in flight; turning it off is a change of workflow code, to be
-// versioned by the host. nil means the Reflector activity.
+// versioned by the host. nil means the Driver's Reflector when it is the
+// rules package's (Run gives it the workflow's clock), else the Reflector
+// activity. A *rules.Reflector given here reads the workflow's clock too.
 func WithWorkflowReflector(r reflection.Reflector) Option {
 	return func(c *config) { c.inWorkflow = r }
 }

@@ -49,3 +49,13 @@ func WithWorkerHealth(h *reflection.Health) RegisterOption {
 func WithWorkerVerifier(verify func(ctx context.Context, call reflection.ToolCall) (reflection.Verdict, reflection.ToolResult, error)) RegisterOption {
 	return func(a *activities) { a.verifier = verify }
 }
+
+// VerifyOnWorker is a verifier for the Driver given to Run:
+// reflection.WithVerifier(reflectiontemporal.VerifyOnWorker) turns the
+// effect guard's verification on, and Run asks the worker's verifier
+// (WithWorkerVerifier) in its place; Run never calls it. Called anywhere
+// else (a Driver.Run), it answers reflection.VerdictUnknown: it cannot
+// tell, and the guard asks.
+func VerifyOnWorker(context.Context, reflection.ToolCall) (reflection.Verdict, reflection.ToolResult, error) {
+	return reflection.VerdictUnknown, reflection.ToolResult{}, nil
+}

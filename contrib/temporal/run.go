@@ -15,22 +15,25 @@ import (
 
 // Run runs call with recovery inside a workflow, following the rules of
 // reflection.Recovery exactly as d.Run does: the tool runs as the
-// DispatchActivity (one tool execution per activity), the Reflector as the
-// AnalyzeActivity (its answer is recorded in history, so a replay never asks
-// it again) or, with WithWorkflowReflector, in workflow code; a wait is
-// durable (the delay of the next tool activity's retry, held by the
-// server); and, with WithAsk, AskUser waits for a human's answer sent as an
-// Update. Register the activities on the worker with Register.
+// DispatchActivity (one tool execution per activity); the Reflector runs in
+// workflow code when d's is the rules package's (or with
+// WithWorkflowReflector), else as the AnalyzeActivity (its answer is
+// recorded in history, so a replay never asks it again); a verification is
+// the VerifyActivity; a wait is durable (the delay of the next tool
+// activity's retry, held by the server); and, with WithAsk, AskUser waits
+// for a human's answer sent as an Update. Register the activities on the
+// worker with Register.
 //
 // d's settings run in workflow code and must be deterministic (see the
 // package documentation): its strategy, schema lookup, tool-change filter,
-// input check, effect func, caps, recovery notes and loop guard. Its
-// attempt timeout becomes the tool activity's StartToCloseTimeout when
-// WithToolActivity sets no timeout. Its Reflector, Asker, Observer, logger
-// and redactor are not called (Run says so in a warning through
-// workflow.GetLogger); a d given WithHealth, WithRetryBudget or
-// WithLoopDetection is refused (ErrProcessState). A nil d means
-// reflection.NewDriver().
+// input check, effect func, caps, recovery notes, loop guard and a
+// *rules.Reflector (given the workflow's clock). Its attempt timeout
+// becomes the tool activity's StartToCloseTimeout when WithToolActivity
+// sets no timeout. Its other Reflector, Asker, Observer, logger, redactor
+// and Health are not called (Run says so in a warning through
+// workflow.GetLogger: the breaker is the worker's, WithWorkerHealth); a d
+// given WithRetryBudget or WithLoopDetection is refused (ErrProcessState).
+// A nil d means reflection.NewDriver().
 //
 // It returns what d.Run returns (the result and the error) and the call's
 // Report. The error is nil but for three cases, each of which ends the
@@ -39,10 +42,14 @@ import (
 // and the workflow then ends canceled); a wait would end past the workflow
 // run's timeout (a non-retryable *temporal.ApplicationError of type
 // ErrorTypeDeadline that wraps a *reflection.WaitPastDeadlineError); the
-// sixth call failed and the strategy still said Retry (type
+// sixth call failed and the strategy still said Retry, in this run or
+// counting the earlier runs of a workflow retried or reset (type
 // ErrorTypeExhausted, wrapping a *reflection.ToolRecoveryExhaustedError).
-// The call may also stop when it cannot go on (type ErrorTypeStopped). A
-// workflow RetryPolicy therefore never runs the recovery of a call again.
+// The call may also stop when it cannot go on (type ErrorTypeStopped).
+// Whatever the workflow does with the error (returns it, wraps it, makes a
+// new one of its text), a workflow RetryPolicy or a reset never runs the
+// call's tool more than six times in all (see the package documentation,
+// Errors).
 //
 // While it runs, the Query named QueryName(call.ID) returns its Status, and
 // the Update named UpdateName(call.ID) answers its question. Several calls

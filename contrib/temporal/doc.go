@@ -261,14 +261,16 @@
 // ([reflection.StatusCode]), a timeout flag, which of
 // context.DeadlineExceeded, context.Canceled, os.ErrPermission,
 // fs.ErrNotExist, reflection.ErrPanicked, reflection.ErrSkipped,
-// reflection.ErrInternal, io.EOF, io.ErrUnexpectedEOF and
-// reflection.ErrNoEffect it matched, the connection errno in it, and its
-// *net.DNSError and *url.Error. Each side rebuilds a [*RemoteError] that
-// answers the same checks, so a Reflector's errors.Is and errors.As work in
-// its activity and in workflow code (the rules package's typed rules give
-// the verdicts they give under Driver.Run), a hint set by the tool sets the
-// wait, and the effect guard knows an attempt that had no effect. The
-// analysis crosses as FailureAnalysis' own JSON.
+// reflection.ErrInternal, io.EOF, io.ErrUnexpectedEOF,
+// reflection.ErrNoEffect and reflection.ErrInputRejected it matched, the
+// connection errno in it, and its *net.DNSError and *url.Error. Each side
+// rebuilds a [*RemoteError] that answers the same checks, so a Reflector's
+// errors.Is and errors.As work in its activity and in workflow code (the
+// rules package's typed rules give the verdicts they give under
+// Driver.Run), a hint set by the tool sets the wait, and the effect guard
+// knows an attempt that had no effect: for an error that joins others,
+// ErrNoEffect is recorded as the guard reads it, only when every joined
+// error matches. The analysis crosses as FailureAnalysis' own JSON.
 //
 // # Options
 //

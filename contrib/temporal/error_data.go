@@ -30,10 +30,12 @@ type ErrorData struct {
 	// (context.Canceled), "permission" (os.ErrPermission), "not_exist"
 	// (fs.ErrNotExist), "panicked" (reflection.ErrPanicked), "skipped"
 	// (reflection.ErrSkipped), "internal" (reflection.ErrInternal), "eof"
-	// (io.EOF), "unexpected_eof" (io.ErrUnexpectedEOF) and "no_effect"
+	// (io.EOF), "unexpected_eof" (io.ErrUnexpectedEOF), "no_effect"
 	// (reflection.ErrNoEffect: the attempt certainly had no effect, which
-	// the effect guard reads). A name the rebuilding side does not know is
-	// ignored.
+	// the effect guard reads; an error that joins others records it only
+	// when every one of them matches, as the guard reads it) and
+	// "input_rejected" (reflection.ErrInputRejected). A name the rebuilding
+	// side does not know is ignored.
 	Is []string `json:"is,omitempty"`
 	// Errno is the name of the first syscall.Errno in the chain when it is
 	// one of a failed connection ("ECONNREFUSED", "ECONNRESET",
@@ -63,6 +65,7 @@ var sentinels = [...]struct {
 	{"eof", io.EOF},
 	{"unexpected_eof", io.ErrUnexpectedEOF},
 	{"no_effect", reflection.ErrNoEffect},
+	{"input_rejected", reflection.ErrInputRejected},
 }
 
 // timeouter is the method of a timeout error (a net.Error,
@@ -95,7 +98,11 @@ func newErrorData(err error, depth int) *ErrorData {
 		}
 	})
 	for _, s := range sentinels {
-		if reflection.ErrorIs(err, s.err) {
+		match := reflection.ErrorIs(err, s.err)
+		if s.err == reflection.ErrNoEffect && match {
+			match = hadNoEffect(err) // the effect guard's reading of a joined error
+		}
+		if match {
 			d.Is = append(d.Is, s.name)
 		}
 	}

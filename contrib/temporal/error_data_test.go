@@ -79,6 +79,14 @@ func TestNewErrorData(t *testing.T) {
 			&rt.ErrorData{Text: "reflectiontemporal_test.panickyError error whose Error method panicked: broken Error"}},
 		{"a panicking RetryAfter", panickyHint{}, &rt.ErrorData{Text: "throttled"}},
 		{"a negative hint", negativeHint{}, &rt.ErrorData{Text: "throttled"}},
+		{"no effect", fmt.Errorf("refused before sending: %w", reflection.ErrNoEffect),
+			&rt.ErrorData{Text: "refused before sending: reflection: the attempt had no effect", Is: []string{"no_effect"}}},
+		{"input rejected", fmt.Errorf("bad account: %w", reflection.ErrInputRejected),
+			&rt.ErrorData{Text: "bad account: reflection: the tool rejected the input", Is: []string{"no_effect", "input_rejected"}}},
+		{"joined: one error had no effect, one may have acted", errors.Join(reflection.ErrNoEffect, errors.New("sent, then the reply was lost")),
+			&rt.ErrorData{Text: "reflection: the attempt had no effect\nsent, then the reply was lost"}},
+		{"joined: every error had no effect", errors.Join(reflection.ErrNoEffect, reflection.ErrInputRejected),
+			&rt.ErrorData{Text: "reflection: the attempt had no effect\nreflection: the tool rejected the input", Is: []string{"no_effect", "input_rejected"}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

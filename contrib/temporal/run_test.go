@@ -304,6 +304,15 @@ func safetyScenarios() []scenario {
 			outcome:  reflection.OutcomeSucceeded, calls: 2,
 		},
 		{
+			name: "does not retry a non-idempotent tool whose failure joins one that may have acted", call: charge,
+			opts: []reflection.Option{effectIs(reflection.EffectNonIdempotent)},
+			tool: []reflectiontest.Outcome{
+				reflectiontest.Error(errors.Join(reflection.ErrNoEffect, errors.New("the reply was lost"))), reflectiontest.Succeed("charged"),
+			},
+			analyses: []reflection.FailureAnalysis{recoverable("half sent")},
+			outcome:  reflection.OutcomeAskedUser, reason: reflection.ReasonAmbiguousEffect, calls: 1,
+		},
+		{
 			name: "retries a keyed tool unchanged", call: charge,
 			opts:     []reflection.Option{effectIs(reflection.EffectKeyed)},
 			tool:     []reflectiontest.Outcome{reflectiontest.Fail("the payment gateway timed out"), reflectiontest.Succeed("charged once")},

@@ -59,6 +59,11 @@ func (c *canonicalizer) value(dst []byte, depth int) ([]byte, bool) {
 	case b == '[':
 		return c.array(dst, depth)
 	case b == '"':
+		if end, plain := c.plainString(); plain {
+			dst = append(dst, c.src[c.i:end]...)
+			c.i = end
+			return dst, true
+		}
 		s, ok := c.str(nil)
 		if !ok {
 			return dst, false
@@ -227,6 +232,20 @@ func (c *canonicalizer) object(dst []byte, depth int) ([]byte, bool) {
 		dst = append(dst, scratch[m.start:m.end]...)
 	}
 	return append(dst, '}'), true
+}
+
+// plainString reports whether the string at c.i has no escape and no
+// control byte, so its text is already canonical, and where it ends.
+func (c *canonicalizer) plainString() (end int, plain bool) {
+	for j := c.i + 1; j < len(c.src); j++ {
+		switch b := c.src[j]; {
+		case b == '"':
+			return j + 1, true
+		case b == '\\' || b < 0x20:
+			return 0, false
+		}
+	}
+	return 0, false
 }
 
 // str decodes the string at c.i into buf.

@@ -27,7 +27,7 @@ type needleSet struct {
 const maxNeedles = 64 * len(foundNeedles{})
 
 // foundNeedles is a bitmap of needle indexes.
-type foundNeedles [8]uint64
+type foundNeedles [16]uint64
 
 func (f *foundNeedles) set(i uint16)      { f[i/64] |= 1 << (i % 64) }
 func (f *foundNeedles) has(i uint16) bool { return f[i/64]&(1<<(i%64)) != 0 }

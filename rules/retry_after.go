@@ -3,6 +3,7 @@ package rules
 import (
 	"math"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -13,6 +14,13 @@ import (
 // a number with an optional unit word ("30 seconds", "5 min", "35").
 const delayPattern = `(?:((?:\d+(?:\.\d+)?(?:ns|us|µs|ms|h|m|s))+)\b|(\d+(?:\.\d+)?)\s*` +
 	`(milliseconds?|millis|msecs?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|hr|h)?\b)`
+
+// The words a sentence that asks for a wait starts with, and the pattern of
+// its start, up to the delay.
+var waitSentenceStarts = []string{"retry", "try again", "trying again", "try back", "wait", "reset", "available again"}
+
+const waitSentence = `^(?:(?:retry|retrying|try again|trying again|try back)(?: (?:this|the|your) (?:request|call|operation))?\s+(?:after|in)|` +
+	`wait(?:ing)?(?: for)?|resets?\s+in|available again\s+in)\s+(?:about |approximately |around |roughly |at least |~)?`
 
 // A hint is looked for only where one of its words occurs, and read from
 // there with an anchored pattern over the next hintWidth bytes: a text costs
@@ -51,12 +59,71 @@ var hintForms = []hintForm{
 		// A sentence that asks for a wait ("Please try again in 2.4s", "retry
 		// after 20 seconds", "Too Many Requests: retry after 35", "Please retry
 		// in 43.1s", "you may retry this request in 30 seconds", "wait 30
-		// seconds before").
-		starts: []string{"retry", "try again", "try back", "wait"},
-		re: regexp.MustCompile(`^(?:(?:retry|retrying|try again|try back)(?: (?:this|the|your) request)?\s+(?:after|in)|` +
-			`wait(?:ing)?(?: for)?)\s+(?:about |approximately |at least )?` + delayPattern),
+		// seconds before", "the limit resets in 3 minutes", "try again in 2
+		// minutes and 30 seconds").
+		starts: waitSentenceStarts,
+		re:     regexp.MustCompile(waitSentence + delayPattern + `(?:,?\s*(?:and\s+)?(\d+(?:\.\d+)?)\s*(seconds?|secs?|minutes?|mins?)\b)?`),
 		read: func(_, lower string, m []int, _ func() time.Time) (time.Duration, bool) {
-			return delayFromMatch(lower, m[2:])
+			d, ok := delayFromMatch(lower, m[2:])
+			if ok && m[8] >= 0 {
+				more, ok2 := parseDelay(lower[m[8]:m[9]], lower[m[10]:m[11]], "s")
+				if ok2 && d <= math.MaxInt64-more {
+					d += more
+				}
+			}
+			return d, ok
+		},
+	},
+	{
+		// A sentence that asks for a wait in words ("Please wait a few minutes
+		// before you try again", "try again in a minute", "retry in an
+		// hour"). The wait is read as the most a reader would take it for: a
+		// or an is 1, a couple 2, a few 3, several 5.
+		starts: waitSentenceStarts,
+		re: regexp.MustCompile(waitSentence + `(?:(a|an|one)\s+)?(?:(few|couple(?: of)?|several)\s+)?` +
+			`(seconds?|minutes?|hours?)\b`),
+		read: func(_, lower string, m []int, _ func() time.Time) (time.Duration, bool) {
+			if m[2] < 0 && m[4] < 0 {
+				return 0, false // "wait minutes": no count at all
+			}
+			count := 1
+			if m[4] >= 0 {
+				switch lower[m[4]] {
+				case 'c':
+					count = 2
+				case 'f':
+					count = 3
+				default: // several
+					count = 5
+				}
+			}
+			return parseDelay(strconv.Itoa(count), lower[m[6]:m[7]], "s")
+		},
+	},
+	{
+		// Hugging Face's loading model ("estimated_time": 20.0, in seconds).
+		starts: []string{"estimated_time"},
+		re:     regexp.MustCompile(`^estimated_time["']?\s*[:=]\s*["']?(\d+(?:\.\d+)?)`),
+		read: func(_, lower string, m []int, _ func() time.Time) (time.Duration, bool) {
+			return parseDelay(lower[m[2]:m[3]], "", "s")
+		},
+	},
+	{
+		// A rate limit's reset as a header: Discord's X-RateLimit-Reset-After
+		// (seconds), and X-RateLimit-Reset or RateLimit-Reset, seconds from
+		// now or, from 10^9 on, the Unix time of the reset (GitHub's).
+		starts: []string{"ratelimit-reset", "ratelimit_reset"},
+		re:     regexp.MustCompile(`^ratelimit[-_]reset([-_]after)?["']?\s*[:=]\s*["']?(\d+(?:\.\d+)?)\b`),
+		read: func(_, lower string, m []int, now func() time.Time) (time.Duration, bool) {
+			value := lower[m[4]:m[5]]
+			if m[2] < 0 && len(value) >= 10 && isDigits(value) {
+				unix, err := strconv.ParseInt(value, 10, 64)
+				if err != nil {
+					return 0, false
+				}
+				return max(time.Unix(unix, 0).Sub(now()), 0), true
+			}
+			return parseDelay(value, "", "s")
 		},
 	},
 	{
@@ -76,8 +143,9 @@ var delayValuePattern = regexp.MustCompile(`^` + delayPattern)
 // states. text is the original and lower its ASCII-lower-cased copy (same
 // offsets); an HTTP date is read from text, measured from now().
 func retryAfterInText(text, lower string, now func() time.Time) (time.Duration, bool) {
-	// Every form's first word holds "try" or "wait".
-	if !strings.Contains(lower, "try") && !strings.Contains(lower, "wait") {
+	// Every form's first word holds "try", "wait", "reset" or "estimated".
+	if !strings.Contains(lower, "try") && !strings.Contains(lower, "wait") &&
+		!strings.Contains(lower, "reset") && !strings.Contains(lower, "estimated") {
 		return 0, false
 	}
 	best, bestAt, found := time.Duration(0), len(lower)+1, false
@@ -170,6 +238,16 @@ func parseDelay(number, unit, fallback string) (time.Duration, bool) {
 		return 0, false
 	}
 	return d, true
+}
+
+// isDigits reports whether s is one or more ASCII digits.
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // isDecimal reports whether s is digits with at most one decimal point.

@@ -60,23 +60,36 @@ func credentialsRejected(n, beyond *needleSet) Condition {
 	return Any(
 		n.phrases(hardRejectionNeedles...),
 		beyond.phrasesBeyondWindow(hardRejectionNeedles...),
-		n.pattern(`\b(?:api[ _-]?(?:key|token)|access[ _-]?key|secret(?:[ _-]?key)?|client[ _-]?secret|`+
-			`access[ _-]?token|bearer[ _-]?token|token|credentials?|client[ _-]?certificate|password)\b`+
-			`(?:\W+\w+){0,5}?\W+(?:(?:was|were|has been|have been|is|are|got|been)\W+)?`+
-			`(?:revoked|rejected|invalidated|deactivated|disabled|not valid|no longer valid)\b|`+
-			`\b(?:revoked|rejected|invalidated|deactivated|disabled|suspended|banned)\W+(?:\w+\W+){0,3}?`+
-			`(?:api[ _-]?keys?|access[ _-]?keys?|token\b|credentials?|client[ _-]?certificates?|passwords?|`+
-			`secrets?|organi[sz]ations?|accounts?)\b|`+
-			`\binvalid (?:\w+ )?(?:api[ _-]?keys?|access[ _-]?keys?|token\b|client[ _-]?certificates?|passwords?|secrets?)\b|`+
-			`\btoken\W+(?:is |was |has been )?(?:invalid|malformed)\b|`+
-			`\b(?:organi[sz]ation|account|project|tenant|workspace|subscription)\b(?:\W+\w+){0,4}?\W+(?:(?:was|has been|is|got)\W+)?`+
-			`(?:suspended|deactivated|disabled|banned|terminated)\b|`+
-			`\b(?:refresh[ _-]?token|personal[ _-]?access[ _-]?token|api[ _-]?(?:key|token)|client[ _-]?secret|secret[ _-]?key|password)s?\b`+
-			`(?:\W+\w+){0,4}?\W+(?:(?:has|have|is|are|was|were)\W+)?(?:been\W+)?expired\b`,
-			"revoked", "rejected", "invalidated", "deactivated", "disabled", "not valid", "no longer valid",
-			"suspended", "banned", "terminated", "invalid", "malformed", "expired"),
+		// A credential, then a word that refuses it: "the API token you
+		// supplied was revoked", "credentials rejected by server".
+		All(n.phrases(credentialWords...), n.endingAt(`\b(?:api[ _-]?(?:key|token)|access[ _-]?(?:key|token)|secret|bearer[ _-]?token|token|credentials?|`+
+			`client[ _-]?certificate|password)\b(?:\W+\w+){0,5}?\W+(?:(?:was|were|has been|have been|is|are|got|been)\W+)?`+
+			`(?:revoked|rejected|invalidated|deactivated|disabled|no longer valid)$`,
+			"revoked", "rejected", "invalidated", "deactivated", "disabled", "no longer valid")),
+		// A word that refuses, then what it refuses: "the upstream rejected
+		// our client certificate", "disabled organization".
+		All(n.phrases("key", "token", "secret", "credential", "certificate", "password", "organi", "account"), n.startingAt(`^(?:revoked|rejected|invalidated|deactivated|disabled|suspended|banned)\W+(?:\w+\W+){0,3}?`+
+			`(?:api[ _-]?keys?|access[ _-]?keys?|token|credentials?|client[ _-]?certificates?|passwords?|secrets?|`+
+			`organi[sz]ations?|accounts?)\b`,
+			"revoked", "rejected", "invalidated", "deactivated", "disabled", "suspended", "banned")),
+		// "Invalid bearer token", "invalid API key", "token is invalid".
+		n.startingAt(`^invalid (?:\w+ )?(?:api[ _-]?keys?|access[ _-]?keys?|token|client[ _-]?certificates?|passwords?|secrets?)\b`,
+			"invalid "),
+		n.startingAt(`^token\W+(?:is |was |has been )?(?:invalid|malformed)\b`, "token"),
+		// An account or organisation switched off.
+		All(n.phrases("organi", "account", "project", "tenant", "workspace", "subscription"), n.endingAt(`\b(?:organi[sz]ation|account|project|tenant|workspace|subscription)\b(?:\W+\w+){0,4}?\W+`+
+			`(?:(?:was|has been|is|got)\W+)?(?:suspended|deactivated|disabled|banned|terminated)$`,
+			"suspended", "deactivated", "disabled", "banned", "terminated")),
+		// A credential that no client renews by itself, expired.
+		All(n.phrases("refresh", "personal", "key", "api", "secret", "password"), n.endingAt(`\b(?:refresh[ _-]?token|personal[ _-]?access[ _-]?token|api[ _-]?(?:key|token)|client[ _-]?secret|secret[ _-]?key|password)s?\b`+
+			`(?:\W+\w+){0,4}?\W+(?:(?:has|have|is|are|was|were)\W+)?(?:been\W+)?expired$`,
+			"expired")),
 	)
 }
+
+// credentialWords are the words one of which every credential the
+// patterns of credentialsRejected name holds.
+var credentialWords = []string{"key", "token", "secret", "credential", "certificate", "password"}
 
 // expiredTokenNeedles are the words of a token or session that has expired.
 var expiredTokenNeedles = []string{

@@ -139,40 +139,88 @@ var hintForms = []hintForm{
 // delayValuePattern reads the start of a value that is a delay, not a date.
 var delayValuePattern = regexp.MustCompile(`^` + delayPattern)
 
-// retryAfterInText returns the first retry delay that the failure text
-// states. text is the original and lower its ASCII-lower-cased copy (same
-// offsets); an HTTP date is read from text, measured from now().
-func retryAfterInText(text, lower string, now func() time.Time) (time.Duration, bool) {
-	// Every form's first word holds "try", "wait", "reset" or "estimated".
-	if !strings.Contains(lower, "try") && !strings.Contains(lower, "wait") &&
-		!strings.Contains(lower, "reset") && !strings.Contains(lower, "estimated") {
-		return 0, false
+// hintRoots are short words that every start word of hintForms contains:
+// the text is searched for these few, and a form is tried only where one
+// of its start words stands around an occurrence.
+var hintRoots = []string{"try", "wait", "reset", "estimated_time", "available again"}
+
+// hintStart is a start word of a form, placed around its root: the word
+// begins offset bytes before the root's occurrence.
+type hintStart struct {
+	form   int
+	word   string
+	offset int
+}
+
+// hintStartsByRoot lists, for each of hintRoots, the start words that hold
+// it, in the order of hintForms.
+var hintStartsByRoot = func() [][]hintStart {
+	out := make([][]hintStart, len(hintRoots))
+	for f, form := range hintForms {
+		for _, word := range form.starts {
+			placed := false
+			for r, root := range hintRoots {
+				if i := strings.Index(word, root); i >= 0 {
+					out[r] = append(out[r], hintStart{form: f, word: word, offset: i})
+					placed = true
+					break
+				}
+			}
+			if !placed {
+				panic("rules: the hint start " + word + " holds none of hintRoots")
+			}
+		}
 	}
-	best, bestAt, found := time.Duration(0), len(lower)+1, false
-	for _, form := range hintForms {
-		for _, start := range form.starts {
-			for from := 0; from < bestAt; {
-				i := strings.Index(lower[from:], start)
-				if i < 0 {
-					break
+	return out
+}()
+
+// maxHintOffset is the farthest a start word begins before its root.
+var maxHintOffset = func() int {
+	n := 0
+	for _, starts := range hintStartsByRoot {
+		for _, st := range starts {
+			n = max(n, st.offset)
+		}
+	}
+	return n
+}()
+
+// retryAfterInText returns the first retry delay that the failure text
+// states: the one that starts earliest, and of two at the same place, the
+// one of the form listed first. text is the original and lower its
+// ASCII-lower-cased copy (same offsets); an HTTP date is read from text,
+// measured from now().
+func retryAfterInText(text, lower string, now func() time.Time) (time.Duration, bool) {
+	best, bestAt, bestForm, found := time.Duration(0), len(lower)+1, 0, false
+	for r, root := range hintRoots {
+		for from := 0; ; {
+			i := strings.Index(lower[from:], root)
+			if i < 0 {
+				break
+			}
+			p := from + i
+			from = p + 1
+			if p-maxHintOffset >= bestAt {
+				break // every later start would begin after the best
+			}
+			for _, st := range hintStartsByRoot[r] {
+				at := p - st.offset
+				if at < 0 || at > bestAt || (at == bestAt && st.form >= bestForm) || !strings.HasPrefix(lower[at:], st.word) {
+					continue
 				}
-				at := from + i
-				if at >= bestAt {
-					break
+				form := &hintForms[st.form]
+				m := form.re.FindStringSubmatchIndex(lower[at:min(len(lower), at+hintWidth)])
+				if m == nil {
+					continue
 				}
-				end := min(len(lower), at+hintWidth)
-				if m := form.re.FindStringSubmatchIndex(lower[at:end]); m != nil {
-					for k := range m {
-						if m[k] >= 0 {
-							m[k] += at
-						}
+				for k := range m {
+					if m[k] >= 0 {
+						m[k] += at
 					}
-					if d, ok := form.read(text, lower, m, now); ok {
-						best, bestAt, found = d, at, true
-						break
-					}
 				}
-				from = at + 1
+				if d, ok := form.read(text, lower, m, now); ok {
+					best, bestAt, bestForm, found = d, at, st.form, true
+				}
 			}
 		}
 	}

@@ -1,8 +1,7 @@
 package rules
 
 import (
-	"regexp"
-	"strconv"
+	"math"
 	"strings"
 )
 
@@ -36,9 +35,13 @@ func authWording(n *needleSet) Condition {
 // provided", "You have not provided a valid API Key", "forgot to include an
 // API key", "invalid value: api_key = ...", "API key has been disabled").
 func apiKeyTrouble(n *needleSet) Condition {
-	return n.pattern(`(?:invalid|incorrect|missing|expired|revoked|disabled|suspended|not (?:a )?valid|no valid|not provided|forgot to include|not found)\W+(?:\w+\W+){0,4}?api[ _-]?key\b|`+
-		`\bapi[ _-]?key\W+(?:\w+\W+){0,3}?(?:is |was |has )?(?:invalid|incorrect|missing|expired|revoked|disabled|suspended|deactivated|banned|blocked|not (?:valid|found|provided))`,
-		"api key", "api_key", "api-key", "apikey")
+	keys := []string{"api key", "api_key", "api-key", "apikey"}
+	return Any(
+		n.endingAt(`(?:invalid|incorrect|missing|expired|revoked|disabled|suspended|not (?:a )?valid|no valid|not provided|forgot to include|not found)\W+(?:\w+\W+){0,4}?api[ _-]?key$`,
+			keys...),
+		n.startingAt(`^api[ _-]?key\W+(?:\w+\W+){0,3}?(?:is |was |has )?(?:invalid|incorrect|missing|expired|revoked|disabled|suspended|deactivated|banned|blocked|not (?:valid|found|provided))`,
+			keys...),
+	)
 }
 
 // rejectionNeedles are the words that mean the credentials were refused or
@@ -115,14 +118,11 @@ func tooLargeWording(n *needleSet) Condition {
 	return Any(tooLargePhrases(n), Condition{match: requestExceedsLimit})
 }
 
-// requestExceedsLimitPattern reads the figures of a token or request rate
-// limit as OpenAI and Groq state them: "Limit 30000, Used 29937, Requested
-// 385", "Limit 7000, Used 0, Requested ~12903".
-var requestExceedsLimitPattern = regexp.MustCompile(`^limit:?\s*([\d,]+)(?:\s*/\s*\w+)?[,.;]?\s*(?:used:?\s*[\d,]+[,.;]?\s*)?requested:?\s*~?([\d,]+)`)
-
 // requestExceedsLimit holds when a rate limit's message shows that the
 // request alone asks for more than the whole limit: no wait can let it
-// through. The figures are read where the word "limit" occurs.
+// through. The figures are read where the word "limit" occurs, as OpenAI
+// and Groq state them: "Limit 30000, Used 29937, Requested 385", "Limit
+// 7000, Used 0, Requested ~12903".
 func requestExceedsLimit(v *failureView) bool {
 	if !strings.Contains(v.lower, "requested") {
 		return false
@@ -133,14 +133,110 @@ func requestExceedsLimit(v *failureView) bool {
 			return false
 		}
 		at := from + i
-		m := requestExceedsLimitPattern.FindStringSubmatch(v.lower[at:min(len(v.lower), at+80)])
-		if m != nil {
-			limit, err1 := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
-			requested, err2 := strconv.Atoi(strings.ReplaceAll(m[2], ",", ""))
-			return err1 == nil && err2 == nil && requested > limit
+		if limit, requested, ok := limitFigures(v.lower[at:min(len(v.lower), at+80)]); ok {
+			return requested > limit
 		}
 		from = at + 1
 	}
+}
+
+// limitFigures reads "limit[:] N[ / unit][,] [used[:] N[,]] requested[:]
+// [~]N" at the start of s, the numbers with or without thousands commas,
+// without allocating.
+func limitFigures(s string) (limit, requested int, ok bool) {
+	c := cursor(strings.TrimPrefix(s, "limit"))
+	c.skip(":")
+	c.spaces()
+	if limit, ok = c.number(); !ok {
+		return 0, 0, false
+	}
+	// An optional unit: "Limit 30000 / min".
+	unit := c
+	unit.spaces()
+	if unit.skip("/") {
+		unit.spaces()
+		if unit.word() {
+			c = unit
+		}
+	}
+	c.punct()
+	c.spaces()
+	if c.skip("used") {
+		c.skip(":")
+		c.spaces()
+		if _, ok := c.number(); !ok {
+			return 0, 0, false
+		}
+		c.punct()
+		c.spaces()
+	}
+	if !c.skip("requested") {
+		return 0, 0, false
+	}
+	c.skip(":")
+	c.spaces()
+	c.skip("~")
+	requested, ok = c.number()
+	return limit, requested, ok
+}
+
+// cursor is the rest of a text being read by limitFigures.
+type cursor string
+
+// skip consumes prefix when the text starts with it.
+func (c *cursor) skip(prefix string) bool {
+	if strings.HasPrefix(string(*c), prefix) {
+		*c = (*c)[len(prefix):]
+		return true
+	}
+	return false
+}
+
+// punct consumes one comma, full stop or semicolon, if the text starts
+// with one.
+func (c *cursor) punct() {
+	if len(*c) > 0 && ((*c)[0] == ',' || (*c)[0] == '.' || (*c)[0] == ';') {
+		*c = (*c)[1:]
+	}
+}
+
+// spaces consumes white space and reports whether there was any.
+func (c *cursor) spaces() bool {
+	n := 0
+	for n < len(*c) && ((*c)[n] == ' ' || (*c)[n] == '\t' || (*c)[n] == '\n' || (*c)[n] == '\r') {
+		n++
+	}
+	*c = (*c)[n:]
+	return n > 0
+}
+
+// word consumes letters, digits and underscores and reports whether there
+// were any.
+func (c *cursor) word() bool {
+	n := 0
+	for n < len(*c) && isWordByte((*c)[n]) {
+		n++
+	}
+	*c = (*c)[n:]
+	return n > 0
+}
+
+// number consumes digits and the commas between them and returns their
+// value; it fails on no digit or a value too large for an int.
+func (c *cursor) number() (int, bool) {
+	n, value, digits := 0, 0, 0
+	for n < len(*c) && (isDigit((*c)[n]) || (*c)[n] == ',' && digits > 0) {
+		if d := (*c)[n]; d != ',' {
+			if value > (math.MaxInt-9)/10 {
+				return 0, false
+			}
+			value = value*10 + int(d-'0')
+			digits++
+		}
+		n++
+	}
+	*c = (*c)[n:]
+	return value, digits > 0
 }
 
 // tooLargePhrases are the fixed words of a request too large to pass.
@@ -206,14 +302,14 @@ func ratePeriod(n *needleSet) Condition {
 // that a limit was hit.
 func rateLimitWording(n *needleSet, period Condition) Condition {
 	return Any(
-		n.pattern(`rate[ _-]?limit(?:ed\b|[ _-]?(?:exceeded|reached|error|hit)|s? (?:is |was |has been )?(?:exceeded|reached)|`+
-			`s? (?:will )?resets?\b|s? (?:for|on) (?:\S+ ){0,4}?(?:exceeded|reached)\b)|`+
-			`exceed(?:ed|s|ing)? (?:\S+ ){0,4}?rate[ _-]?limits?\b`,
+		n.startingAt(`^rate[ _-]?limit(?:ed\b|[ _-]?(?:exceeded|reached|error|hit)|s? (?:is |was |has been )?(?:exceeded|reached)|`+
+			`s? (?:will )?resets?\b|s? (?:for|on) (?:\S+ ){0,4}?(?:exceeded|reached)\b)`,
 			"rate limit", "rate_limit", "rate-limit", "ratelimit"),
+		n.pattern(`exceed(?:ed|s|ing)? (?:\S+ ){0,4}?rate[ _-]?limits?\b`, "rate limit", "rate_limit", "rate-limit", "ratelimit"),
 		// Cohere's "limited to 10 API calls / minute", Shopify's "Exceeded 2
 		// calls per second".
-		n.pattern(`\blimited to [\d,]+ (?:api )?(?:calls|requests) ?(?:/|per) ?(?:second|minute|min)\b|`+
-			`\bexceeded [\d,]+ (?:api )?(?:calls|requests) (?:/|per) ?(?:second|minute)\b`,
+		n.startingAt(`^(?:limited to [\d,]+ (?:api )?(?:calls|requests) ?(?:/|per) ?(?:second|minute|min)\b|`+
+			`exceeded [\d,]+ (?:api )?(?:calls|requests) (?:/|per) ?(?:second|minute)\b)`,
 			"limited to ", "exceeded "),
 		n.phrases(
 			"too many requests", "toomanyrequests", "too_many_requests", "throttl", "slowdown", "slow down",
@@ -234,9 +330,9 @@ func overloadWording(n *needleSet) Condition {
 	return Any(
 		n.pattern(`(?:^|[^\w])overloaded(?:_error|[.'"}\]]|$)|(?:is|are|currently|temporarily|node) overloaded|overloaded with`,
 			"overloaded"),
-		All(n.pattern(`retry (?:\w+ ){0,3}?later|try again later|try again shortly|`+
-			`try again in a (?:moment|few|little)|please retry the request|retrying may solve the problem`,
-			"retry", "try again", "retrying"), Not(vagueWording(n))),
+		All(n.startingAt(`^(?:retry (?:\w+ ){0,3}?later|try again (?:later|shortly|in a (?:moment|few|little))|`+
+			`please retry the request|retrying may solve the problem)`,
+			"retry", "try again", "please retry"), Not(vagueWording(n))),
 		n.phrases(
 			"server is busy", "server busy", "serverbusy", "service is busy", "system is busy",
 			"server is too busy", "high demand", "resource has been exhausted", "resource exhausted",
@@ -264,13 +360,13 @@ func grpcTransient(n *needleSet) Condition {
 		"api_core.exceptions.aborted", "api_core.exceptions.serviceunavailable",
 		"api_core.exceptions.deadlineexceeded", "api_core.exceptions.toomanyrequests",
 		"api_core.exceptions.internalservererror",
-	), n.pattern(`code = (?:unavailable|deadlineexceeded|resourceexhausted|aborted)\b|`+
+	), n.startingAt(`^(?:code = (?:unavailable|deadlineexceeded|resourceexhausted|aborted)\b|`+
 		`statuscode\.(?:unavailable|deadline_exceeded|resource_exhausted|aborted)\b|`+
 		`statusruntimeexception: (?:unavailable|deadline_exceeded|resource_exhausted|aborted)\b|`+
 		`statuscode=\\?"?(?:unavailable|deadlineexceeded|resourceexhausted|aborted)\b|`+
-		`(?:^|[^\w.])(?:14 unavailable|4 deadline_exceeded|8 resource_exhausted|10 aborted):|`+
+		`(?:14 unavailable|4 deadline_exceeded|8 resource_exhausted|10 aborted):|`+
 		`"status": ?"(?:unavailable|resource_exhausted|deadline_exceeded|aborted)"|`+
-		`grpc_status: ?(?:14|4|8|10)\b`,
+		`grpc_status: ?(?:14|4|8|10)\b)`,
 		"code = ", "statuscode.", `"status": "`, `"status":"`, "grpc_status", "statusruntimeexception",
 		"statuscode=", "14 unavailable:", "4 deadline_exceeded:", "8 resource_exhausted:", "10 aborted:"))
 }
@@ -325,7 +421,7 @@ func networkWording(n *needleSet) Condition {
 		// kubectl: "The connection to the server 10.0.0.1:6443 was refused".
 		n.pattern(`connection to (?:the )?server \S+ was refused`, "was refused"),
 		// Go's net/http: `Get "https://...": EOF`.
-		n.pattern(`"[a-z]+://[^"]*": (?:unexpected )?eof$`, `": eof`, `": unexpected eof`),
+		n.patternWhole(`"[a-z]+://[^"]*": (?:unexpected )?eof$`, `": eof`, `": unexpected eof`),
 	)
 }
 

@@ -1,0 +1,32 @@
+package reflectionadk
+
+import (
+	"errors"
+
+	"github.com/loopctl-go/reflection"
+)
+
+// ErrUnknownTool is matched by the failure of a retry whose ToolChange names
+// a tool the agent did not offer the model (or, for WrapTools, a tool not
+// among those wrapped). Nothing ran, so the failure also matches
+// reflection.ErrNoEffect.
+var ErrUnknownTool = errors.New("reflectionadk: unknown tool")
+
+// ErrBadArguments is matched by the failure of a retry whose corrected input
+// is not a JSON object, the only arguments an ADK tool takes. Nothing ran,
+// so it also matches reflection.ErrNoEffect.
+var ErrBadArguments = errors.New("reflectionadk: arguments are not a JSON object")
+
+// notRun marks err as the failure of an attempt that certainly did not run
+// the tool: it matches reflection.ErrNoEffect as well as everything err
+// matches, and reads as err.
+func notRun(err error) error { return &notRunError{err: err} }
+
+// notRunError is what notRun returns.
+type notRunError struct{ err error }
+
+func (e *notRunError) Error() string { return e.err.Error() }
+
+func (e *notRunError) Unwrap() error { return e.err }
+
+func (e *notRunError) Is(target error) bool { return target == reflection.ErrNoEffect }

@@ -1,0 +1,167 @@
+package reflectionadk
+
+import (
+	"container/list"
+	"context"
+	"sync"
+	"time"
+
+	"github.com/loopctl-go/reflection"
+	"google.golang.org/adk/v2/agent"
+	"google.golang.org/adk/v2/tool"
+)
+
+// Sessions keeps, for each ADK session, what recovery must remember across
+// the session's calls: a reflection.LoopDetector (so the same call returning
+// the same result again and again is stopped), and the tools the session's
+// agents last offered the model (so a ToolChange runs a tool the session
+// has). A session is ADK's: its app name, user ID and session ID.
+//
+// The store is bounded. It holds at most WithMaxSessions sessions, and
+// forgets a session WithSessionIdle after its last call; ADK says nothing
+// when a session ends, so both bounds are what keeps a long-running server
+// from keeping every session it ever served. A forgotten session that calls
+// again starts afresh. State is made on a session's first tool call, not
+// before.
+//
+// A Sessions is safe for concurrent use; share one between a plugin and
+// wrappers with WithSessions.
+type Sessions struct {
+	max    int
+	idle   time.Duration
+	detect bool
+	warnAt int
+	stopAt int
+
+	mu    sync.Mutex
+	byKey map[sessionKey]*list.Element // of *scope
+	order list.List                    // front: used most recently
+}
+
+// sessionKey names an ADK session.
+type sessionKey struct{ app, user, session string }
+
+// scope is the state of one session.
+type scope struct {
+	key      sessionKey
+	used     time.Time
+	detector *reflection.LoopDetector // nil when detection is off
+
+	mu    sync.Mutex
+	tools map[string]map[string]tool.Tool // by agent name: its last request's tools
+}
+
+// NewSessions returns an empty store. Of the options, it reads
+// WithMaxSessions, WithSessionIdle, WithLoopDetection and WithLoopLimits.
+func NewSessions(opts ...Option) *Sessions {
+	c := newConfig(opts)
+	return newSessions(c)
+}
+
+func newSessions(c config) *Sessions {
+	return &Sessions{
+		max: c.maxSessions, idle: c.idle, detect: c.detect, warnAt: c.warnAt, stopAt: c.stopAt,
+		byKey: make(map[sessionKey]*list.Element),
+	}
+}
+
+// Len returns how many sessions the store holds state for now.
+func (s *Sessions) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.expire(time.Now())
+	return len(s.byKey)
+}
+
+// Forget drops the state of one session, for a host that deletes the
+// session from its session.Service. A session the store does not hold is
+// ignored.
+func (s *Sessions) Forget(appName, userID, sessionID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e, ok := s.byKey[sessionKey{appName, userID, sessionID}]; ok {
+		s.drop(e)
+	}
+}
+
+// scope returns the state of the session ctx belongs to, made on first use,
+// and marks it used now; nil for a ctx of no session.
+func (s *Sessions) scope(ctx agent.ReadonlyContext) *scope {
+	key := sessionKey{ctx.AppName(), ctx.UserID(), ctx.SessionID()}
+	if key.session == "" {
+		return nil
+	}
+	now := time.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.expire(now)
+	if e, ok := s.byKey[key]; ok {
+		sc := e.Value.(*scope)
+		sc.used = now
+		s.order.MoveToFront(e)
+		return sc
+	}
+	sc := &scope{key: key, used: now}
+	if s.detect {
+		sc.detector = reflection.NewLoopDetector(s.warnAt, s.stopAt)
+	}
+	s.byKey[key] = s.order.PushFront(sc)
+	for len(s.byKey) > s.max {
+		s.drop(s.order.Back())
+	}
+	return sc
+}
+
+// expire drops the sessions idle since before now minus the idle bound:
+// they are at the back, the least recently used. s.mu is held.
+func (s *Sessions) expire(now time.Time) {
+	for e := s.order.Back(); e != nil; e = s.order.Back() {
+		if now.Sub(e.Value.(*scope).used) < s.idle {
+			return
+		}
+		s.drop(e)
+	}
+}
+
+// drop forgets one session. s.mu is held.
+func (s *Sessions) drop(e *list.Element) {
+	delete(s.byKey, e.Value.(*scope).key)
+	s.order.Remove(e)
+}
+
+// bind returns ctx with the session's detector in it, for a Run; ctx itself
+// for no session.
+func (sc *scope) bind(ctx context.Context) context.Context {
+	if sc == nil {
+		return ctx
+	}
+	if sc.detector != nil {
+		ctx = reflection.ContextWithLoopDetector(ctx, sc.detector)
+	}
+	return ctx
+}
+
+// offer records the tools an agent of the session offered the model in its
+// latest request.
+func (sc *scope) offer(agentName string, tools map[string]tool.Tool) {
+	if sc == nil {
+		return
+	}
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	if sc.tools == nil {
+		sc.tools = make(map[string]map[string]tool.Tool)
+	}
+	sc.tools[agentName] = tools
+}
+
+// tool returns the tool of that name the agent last offered.
+func (sc *scope) tool(agentName, name string) (tool.Tool, bool) {
+	if sc == nil {
+		return nil, false
+	}
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	t, ok := sc.tools[agentName][name]
+	return t, ok
+}

@@ -23,7 +23,8 @@ type config struct {
 	sessions       *Sessions // NewPlugin, WrapTool(s): the store to share
 	maxSessions    int       // NewSessions
 	idle           time.Duration
-	detect         bool // NewSessions: a loop detector per session
+	window         time.Duration // NewSessions: of each session's effect memory
+	detect         bool          // NewSessions: a loop detector per session
 	warnAt, stopAt int
 }
 
@@ -73,10 +74,17 @@ func WithSessionIdle(d time.Duration) Option {
 	}
 }
 
+// WithEffectWindow sets how long each session's reflection.EffectMemory
+// remembers a call that may have acted without succeeding, as
+// reflection.NewEffectMemory takes it: 0 or less means
+// reflection.DefaultEffectWindow, an hour. Used by NewSessions.
+func WithEffectWindow(d time.Duration) Option {
+	return func(c *config) { c.window = d }
+}
+
 // WithLoopDetection sets whether each session gets a
 // reflection.LoopDetector, and the Driver the WithLoopDetection option to
-// consult it. On by default. Used by NewSessions, NewPlugin, WrapTool and
-// WrapTools.
+// consult it. On by default. Used by NewSessions.
 func WithLoopDetection(on bool) Option {
 	return func(c *config) { c.detect = on }
 }

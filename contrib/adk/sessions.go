@@ -12,10 +12,14 @@ import (
 )
 
 // Sessions keeps, for each ADK session, what recovery must remember across
-// the session's calls: a reflection.LoopDetector (so the same call returning
-// the same result again and again is stopped), and the tools the session's
-// agents last offered the model (so a ToolChange runs a tool the session
-// has). A session is ADK's: its app name, user ID and session ID.
+// the session's calls: a reflection.EffectMemory (so the model's re-issue of
+// a call that may already have acted is not dispatched blindly, while
+// another session's identical call is not held back), a
+// reflection.LoopDetector (so the same call returning the same result again
+// and again is stopped), and the tools the session's agents last offered the
+// model (so a ToolChange runs a tool the session has). A session is ADK's:
+// its app name, user ID and session ID. The memory applies when the Driver
+// has reflection.WithEffects, as any effect memory does.
 //
 // The store is bounded. It holds at most WithMaxSessions sessions, and
 // forgets a session WithSessionIdle after its last call; ADK says nothing
@@ -29,6 +33,7 @@ import (
 type Sessions struct {
 	max    int
 	idle   time.Duration
+	window time.Duration
 	detect bool
 	warnAt int
 	stopAt int
@@ -45,6 +50,7 @@ type sessionKey struct{ app, user, session string }
 type scope struct {
 	key      sessionKey
 	used     time.Time
+	memory   *reflection.EffectMemory
 	detector *reflection.LoopDetector // nil when detection is off
 
 	mu    sync.Mutex
@@ -52,7 +58,8 @@ type scope struct {
 }
 
 // NewSessions returns an empty store. Of the options, it reads
-// WithMaxSessions, WithSessionIdle, WithLoopDetection and WithLoopLimits.
+// WithMaxSessions, WithSessionIdle, WithEffectWindow, WithLoopDetection and
+// WithLoopLimits.
 func NewSessions(opts ...Option) *Sessions {
 	c := newConfig(opts)
 	return newSessions(c)
@@ -60,7 +67,7 @@ func NewSessions(opts ...Option) *Sessions {
 
 func newSessions(c config) *Sessions {
 	return &Sessions{
-		max: c.maxSessions, idle: c.idle, detect: c.detect, warnAt: c.warnAt, stopAt: c.stopAt,
+		max: c.maxSessions, idle: c.idle, window: c.window, detect: c.detect, warnAt: c.warnAt, stopAt: c.stopAt,
 		byKey: make(map[sessionKey]*list.Element),
 	}
 }
@@ -101,7 +108,7 @@ func (s *Sessions) scope(ctx agent.ReadonlyContext) *scope {
 		s.order.MoveToFront(e)
 		return sc
 	}
-	sc := &scope{key: key, used: now}
+	sc := &scope{key: key, used: now, memory: reflection.NewEffectMemory(s.window)}
 	if s.detect {
 		sc.detector = reflection.NewLoopDetector(s.warnAt, s.stopAt)
 	}
@@ -129,12 +136,13 @@ func (s *Sessions) drop(e *list.Element) {
 	s.order.Remove(e)
 }
 
-// bind returns ctx with the session's detector in it, for a Run; ctx itself
-// for no session.
+// bind returns ctx with the session's memory and detector in it, for a
+// Run; ctx itself for no session.
 func (sc *scope) bind(ctx context.Context) context.Context {
 	if sc == nil {
 		return ctx
 	}
+	ctx = reflection.ContextWithEffectMemory(ctx, sc.memory)
 	if sc.detector != nil {
 		ctx = reflection.ContextWithLoopDetector(ctx, sc.detector)
 	}

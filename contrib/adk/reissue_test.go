@@ -185,6 +185,12 @@ func chargeDriver(ends *[]reflection.CallEnd) *reflection.Driver {
 	return reflection.NewDriver(
 		reflection.WithReflector(rules.New(rules.Defaults()...)),
 		reflection.WithEffects(chargeEffects),
-		reflection.WithObserver(reflection.Observer{Ended: func(_ context.Context, e reflection.CallEnd) { *ends = append(*ends, e) }}),
+		reflection.WithObserver(recordEnds(ends)),
 	)
+}
+
+// recordEnds is an Observer that appends every call's end to ends. The
+// runner runs one call at a time in these tests.
+func recordEnds(ends *[]reflection.CallEnd) reflection.Observer {
+	return reflection.Observer{Ended: func(_ context.Context, e reflection.CallEnd) { *ends = append(*ends, e) }}
 }

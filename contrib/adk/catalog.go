@@ -51,7 +51,6 @@ func (c *catalog) learn(t tool.Tool) {
 	if _, known := c.byName[name]; !known && len(c.byName) >= maxCatalog {
 		clear(c.byName)
 	}
-	s.Name = name
 	c.byName[name] = catalogEntry{tool: t, schema: s}
 }
 

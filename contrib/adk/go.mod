@@ -21,6 +21,7 @@ replace (
 )
 
 require (
+	github.com/google/jsonschema-go v0.4.3
 	github.com/loopctl-go/reflection v0.0.0-00010101000000-000000000000
 	github.com/loopctl-go/reflection/contrib/otel v0.0.0-00010101000000-000000000000
 	github.com/stretchr/testify v1.12.1
@@ -41,7 +42,6 @@ require (
 	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/google/go-cmp v0.7.0 // indirect
-	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/google/s2a-go v0.1.9 // indirect
 	github.com/google/safehtml v0.1.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect

@@ -13,12 +13,6 @@ import (
 // reflection.ErrNoEffect).
 var ErrUnknownTool = errors.New("reflectionadk: unknown tool")
 
-// ErrBadArguments is matched by the failure of a retry whose corrected input
-// is not a JSON object, the only arguments an ADK tool takes. Nothing ran,
-// so it also matches reflection.ErrInputRejected (and so
-// reflection.ErrNoEffect).
-var ErrBadArguments = errors.New("reflectionadk: arguments are not a JSON object")
-
 // notRun marks err as the failure of an attempt refused before the tool
 // ran, for its input: it matches reflection.ErrInputRejected and
 // reflection.ErrNoEffect as well as everything err matches, and reads as

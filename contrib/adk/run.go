@@ -128,11 +128,14 @@ func (a *attempts) dispatch(ctx context.Context, call reflection.ToolCall) (refl
 	}
 	out, err := t.Run(attemptContext{Context: a.adk, ctx: ctx}, args)
 	if err != nil {
-		a.lastErr = err
-		if errors.Is(err, tool.ErrConfirmationRequired) || errors.Is(err, tool.ErrConfirmationRejected) {
+		switch {
+		case errors.Is(err, tool.ErrConfirmationRequired) || errors.Is(err, tool.ErrConfirmationRejected):
 			a.held = err
 			a.cancel(errHeld)
+		case inputRejected(t, args):
+			err = notRun(err)
 		}
+		a.lastErr = err
 		return reflection.ToolResult{}, err
 	}
 	if text, failed := resultError(out); failed {
@@ -173,11 +176,12 @@ func encodeArgs(args map[string]any) ([]byte, error) {
 	return json.Marshal(args)
 }
 
-// decodeArgs returns a corrected input as the arguments ADK gives a tool.
+// decodeArgs returns a call's input as the arguments ADK gives a tool: a
+// JSON object, which is all the Driver lets an InputFix put in.
 func decodeArgs(input []byte) (map[string]any, error) {
 	var m map[string]any
 	if err := json.Unmarshal(input, &m); err != nil || m == nil {
-		return nil, ErrBadArguments
+		return nil, errors.New("arguments are not a JSON object")
 	}
 	return m, nil
 }

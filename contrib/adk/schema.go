@@ -15,8 +15,9 @@ type declarer interface {
 	Declaration() *genai.FunctionDeclaration
 }
 
-// Schema returns t's declaration as a reflection.ToolSchema: its name, its
-// description, and its parameters as a JSON Schema. A declaration's
+// Schema returns t's declaration as a reflection.ToolSchema: t's name (the
+// one ADK runs its calls under), the declaration's description, and its
+// parameters as a JSON Schema. A declaration's
 // ParametersJsonSchema (what functiontool and mcptoolset set) is used as it
 // is; a genai.Schema in Parameters is turned into the JSON Schema it
 // stands for (its types in lower case, nullable as a "null" type). It
@@ -31,11 +32,7 @@ func Schema(t tool.Tool) (reflection.ToolSchema, bool) {
 	if decl == nil {
 		return reflection.ToolSchema{}, false
 	}
-	name := decl.Name
-	if name == "" {
-		name = t.Name()
-	}
-	s := reflection.ToolSchema{Name: name, Description: decl.Description}
+	s := reflection.ToolSchema{Name: t.Name(), Description: decl.Description}
 	switch {
 	case decl.ParametersJsonSchema != nil:
 		if b, err := json.Marshal(decl.ParametersJsonSchema); err == nil && string(b) != "null" {

@@ -85,11 +85,12 @@ func chargeEffects(name string) reflection.Effect {
 // the re-issues, and the adapter's memory still holds them back: one charge.
 func TestTimeoutAfterActingSideBySide(t *testing.T) {
 	tests := []struct {
-		name     string
-		plugins  func(g *gateway, ends *[]reflection.CallEnd) []*plugin.Plugin
-		charges  int
-		calls    int // calls of the model
-		finalErr bool
+		name    string
+		plugins func(g *gateway, ends *[]reflection.CallEnd) []*plugin.Plugin
+		charges int
+		calls   int // calls of the model
+		// check reads what the model read, and how the adapter's calls ended.
+		check func(t *testing.T, seen []map[string]any, ends []reflection.CallEnd)
 	}{
 		{
 			name: "retryandreflect alone",
@@ -97,6 +98,12 @@ func TestTimeoutAfterActingSideBySide(t *testing.T) {
 				return []*plugin.Plugin{retryandreflect.MustNew()}
 			},
 			charges: 4, calls: 4,
+			check: func(t *testing.T, seen []map[string]any, _ []reflection.CallEnd) {
+				for i, s := range seen[:3] {
+					assert.Equal(t, reflectionGuidance, s["response_type"], "response %d", i)
+				}
+				assert.Contains(t, seen[3]["reflection_guidance"], "retry limit has been exceeded")
+			},
 		},
 		{
 			name: "reflectionadk alone",
@@ -104,6 +111,17 @@ func TestTimeoutAfterActingSideBySide(t *testing.T) {
 				return []*plugin.Plugin{reflectionadk.MustNewPlugin(chargeDriver(ends))}
 			},
 			charges: 1, calls: 4,
+			check: func(t *testing.T, seen []map[string]any, ends []reflection.CallEnd) {
+				for i, s := range seen {
+					assert.Contains(t, s["error"], "may already have taken effect", "response %d", i)
+				}
+				assert.Contains(t, seen[1]["error"], "call-1", "a re-issue names the call that may have acted")
+				require.Len(t, ends, 4)
+				for i, calls := range []int{1, 0, 0, 0} {
+					assert.Equal(t, reflection.ReasonAmbiguousEffect, ends[i].Reason, "call %d", i)
+					assert.Equal(t, calls, ends[i].Calls, "dispatches of call %d: the re-issues are not dispatched", i)
+				}
+			},
 		},
 		{
 			name: "reflectionadk with a verifier",
@@ -117,6 +135,11 @@ func TestTimeoutAfterActingSideBySide(t *testing.T) {
 				return []*plugin.Plugin{reflectionadk.MustNewPlugin(d)}
 			},
 			charges: 1, calls: 1,
+			check: func(t *testing.T, seen []map[string]any, ends []reflection.CallEnd) {
+				assert.Equal(t, map[string]any{"result": `{"status":"charged"}`}, seen[0])
+				require.Len(t, ends, 1)
+				assert.Equal(t, reflection.OutcomeSucceeded, ends[0].Outcome)
+			},
 		},
 		{
 			name: "reflectionadk beside retryandreflect",
@@ -124,6 +147,18 @@ func TestTimeoutAfterActingSideBySide(t *testing.T) {
 				return []*plugin.Plugin{reflectionadk.MustNewPlugin(chargeDriver(ends)), retryandreflect.MustNew()}
 			},
 			charges: 1, calls: 4,
+			check: func(t *testing.T, seen []map[string]any, ends []reflection.CallEnd) {
+				for i, s := range seen[:3] {
+					assert.Equal(t, reflectionGuidance, s["response_type"], "response %d", i)
+					assert.Contains(t, s["error_details"], "may already have taken effect", "response %d", i)
+					assert.Equal(t, "*reflectionadk.ToolError", s["error_type"], "response %d", i)
+				}
+				assert.Contains(t, seen[3]["reflection_guidance"], "retry limit has been exceeded")
+				require.Len(t, ends, 4)
+				for i, e := range ends {
+					assert.Equal(t, reflection.ReasonAmbiguousEffect, e.Reason, "call %d", i)
+				}
+			},
 		},
 	}
 	for _, tt := range tests {
@@ -145,34 +180,7 @@ func TestTimeoutAfterActingSideBySide(t *testing.T) {
 				assert.Equal(t, tt.calls, m.calls, "calls the model made")
 				seen := m.seen()
 				require.Len(t, seen, tt.calls)
-				switch tt.name {
-				case "retryandreflect alone":
-					for i, s := range seen[:3] {
-						assert.Equal(t, reflectionGuidance, s["response_type"], "response %d", i)
-					}
-					assert.Contains(t, seen[3]["reflection_guidance"], "retry limit has been exceeded")
-				case "reflectionadk alone":
-					for i, s := range seen {
-						assert.Contains(t, s["error"], "may already have taken effect", "response %d", i)
-					}
-					require.Len(t, ends, 4)
-					for i, e := range ends {
-						assert.Equal(t, reflection.ReasonAmbiguousEffect, e.Reason, "call %d", i)
-					}
-					assert.Contains(t, seen[1]["error"], "call-1", "a re-issue names the call that may have acted")
-				case "reflectionadk with a verifier":
-					assert.Equal(t, map[string]any{"result": `{"status":"charged"}`}, seen[0])
-					require.Len(t, ends, 1)
-					assert.Equal(t, reflection.OutcomeSucceeded, ends[0].Outcome)
-				case "reflectionadk beside retryandreflect":
-					for i, s := range seen[:3] {
-						assert.Equal(t, reflectionGuidance, s["response_type"], "response %d", i)
-						assert.Contains(t, s["error_details"], "may already have taken effect", "response %d", i)
-						assert.Equal(t, "*reflectionadk.ToolError", s["error_type"], "response %d", i)
-					}
-					assert.Contains(t, seen[3]["reflection_guidance"], "retry limit has been exceeded")
-					require.Len(t, ends, 4)
-				}
+				tt.check(t, seen, ends)
 			})
 		})
 	}

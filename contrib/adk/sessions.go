@@ -25,8 +25,8 @@ import (
 // forgets a session WithSessionIdle after its last call; ADK says nothing
 // when a session ends, so both bounds are what keeps a long-running server
 // from keeping every session it ever served. A forgotten session that calls
-// again starts afresh. State is made on a session's first tool call, not
-// before.
+// again starts afresh. A session's loop detector, the bulk of its state, is
+// made on its first tool call.
 //
 // A Sessions is safe for concurrent use; share one between a plugin and
 // wrappers with WithSessions.
@@ -48,13 +48,14 @@ type sessionKey struct{ app, user, session string }
 
 // scope is the state of one session.
 type scope struct {
-	key      sessionKey
-	used     time.Time
-	memory   *reflection.EffectMemory
-	detector *reflection.LoopDetector // nil when detection is off
+	key    sessionKey
+	store  *Sessions
+	used   time.Time // under store.mu
+	memory *reflection.EffectMemory
 
-	mu    sync.Mutex
-	tools map[string]map[string]tool.Tool // by agent name: its last request's tools
+	mu       sync.Mutex
+	detector *reflection.LoopDetector        // nil until the first call, or when detection is off
+	tools    map[string]map[string]tool.Tool // by agent name: its last request's tools
 }
 
 // NewSessions returns an empty store. Of the options, it reads
@@ -108,10 +109,7 @@ func (s *Sessions) scope(ctx agent.ReadonlyContext) *scope {
 		s.order.MoveToFront(e)
 		return sc
 	}
-	sc := &scope{key: key, used: now, memory: reflection.NewEffectMemory(s.window)}
-	if s.detect {
-		sc.detector = reflection.NewLoopDetector(s.warnAt, s.stopAt)
-	}
+	sc := &scope{key: key, store: s, used: now, memory: reflection.NewEffectMemory(s.window)}
 	s.byKey[key] = s.order.PushFront(sc)
 	for len(s.byKey) > s.max {
 		s.drop(s.order.Back())
@@ -143,10 +141,25 @@ func (sc *scope) bind(ctx context.Context) context.Context {
 		return ctx
 	}
 	ctx = reflection.ContextWithEffectMemory(ctx, sc.memory)
-	if sc.detector != nil {
-		ctx = reflection.ContextWithLoopDetector(ctx, sc.detector)
+	if d := sc.loopDetector(); d != nil {
+		ctx = reflection.ContextWithLoopDetector(ctx, d)
 	}
 	return ctx
+}
+
+// loopDetector returns the session's detector, made on first use; nil when
+// detection is off.
+func (sc *scope) loopDetector() *reflection.LoopDetector {
+	s := sc.store
+	if !s.detect {
+		return nil
+	}
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	if sc.detector == nil {
+		sc.detector = reflection.NewLoopDetector(s.warnAt, s.stopAt)
+	}
+	return sc.detector
 }
 
 // offer records the tools an agent of the session offered the model in its

@@ -51,7 +51,8 @@
 //     as a JSON object.
 //   - A tool's declaration is its reflection.ToolSchema ([Schema]): the
 //     plugin's (or the wrappers') copy of the Driver looks schemas up in the
-//     declarations of the tools the agents offer the model, so the
+//     declarations of the tools the agents offer the model, in place of
+//     the Driver's own WithSchemas, so the
 //     Reflector and the Driver's input check see each tool's parameters,
 //     and a ToolChange to a tool never offered is dropped. A ToolChange runs
 //     another tool the calling agent offered, with the same tool context.

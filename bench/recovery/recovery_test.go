@@ -7,7 +7,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"testing/synctest"
 )
 
 var update = flag.Bool("update", false, "rewrite "+goldenFile+" from this run")
@@ -29,22 +28,16 @@ func scenarioPath() string {
 // and, on the committed set, compares them with the golden file.
 func TestRecovery(t *testing.T) {
 	path := scenarioPath()
-	scs, err := loadScenarios(path)
+	s, err := Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	file := &resultsFile{Seeds: seeds, Scenarios: len(scs)}
-	runs := runConfigs(t, scs)
-	for i, c := range configs {
-		if c.pending() {
-			file.Pending = append(file.Pending, c.name)
-			continue
-		}
-		file.Configs = append(file.Configs, summarize(c.name, scs, runs[i]))
+	res, err := Run(t, s, Options{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	writeTables(t.Output(), file, scs)
-
-	got, err := file.encode()
+	res.WriteTables(t.Output())
+	got, err := res.JSON()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,39 +63,6 @@ func TestRecovery(t *testing.T) {
 		t.Errorf("the results differ from %s; if the change is meant, run with -update and review the diff:\n%s",
 			goldenFile, lineDiff(string(want), string(got)))
 	}
-}
-
-// runConfigs runs every configuration that is not pending over every
-// scenario and seed: runs[c][s][i] is the run of scenario i with seed s+1
-// under configs[c]. Configurations run in parallel subtests; every run is a
-// synctest bubble of its own, so each starts at the same virtual instant and
-// its waits take no real time.
-func runConfigs(t *testing.T, scs []*scenario) [][][]runResult {
-	runs := make([][][]runResult, len(configs))
-	t.Run("run", func(t *testing.T) {
-		for i, c := range configs {
-			if c.pending() {
-				continue
-			}
-			runs[i] = make([][]runResult, seeds)
-			t.Run(c.name, func(t *testing.T) {
-				t.Parallel()
-				for s := range seeds {
-					out := make([]runResult, len(scs))
-					for j, sc := range scs {
-						synctest.Test(t, func(*testing.T) {
-							out[j] = play(c, sc, uint64(s+1))
-						})
-					}
-					runs[i][s] = out
-				}
-			})
-		}
-	})
-	if t.Failed() {
-		t.FailNow()
-	}
-	return runs
 }
 
 // lineDiff lists the lines that differ between want and got, which have the

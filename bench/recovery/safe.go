@@ -4,43 +4,28 @@ import (
 	"github.com/loopctl-go/reflection"
 )
 
-// safetyReady reports whether the root package has the safety options the
-// *_safe configurations turn on.
-const safetyReady = true
-
-// sharedState is what the calls of one scenario run share, as the calls of
-// one agent share them: a breaker per tool and a retry budget. One is made
-// per run (configuration × seed × scenario), so runs stay independent.
-type sharedState struct {
-	health *reflection.Health
-	budget *reflection.RetryBudget
-}
-
-// newSharedState returns a Health and a RetryBudget with the library's
-// defaults.
-func newSharedState() *sharedState {
-	return &sharedState{
-		health: reflection.NewHealth(0, 0),
-		budget: reflection.NewRetryBudget(0),
-	}
-}
-
-// safeOptions are the options the *_safe configurations add: the schemas of
-// the scenario's tools, their effects as the scenario declares them (a tool
-// it does not list is undeclared), the run's breaker and budget, and the
-// loop guard.
-func safeOptions(sc *scenario, shared *sharedState) []reflection.Option {
+// safeOptions are the options the *_safe configurations add to their
+// Reflector and backoff: the set-up the README recommends (a Health and a
+// RetryBudget with the library's defaults, shared by every call of the
+// run, the effects of the scenario's tools as the scenario declares them,
+// a tool it does not list being undeclared, and the loop guard), with the
+// schemas of the scenario's tools. rootBudget false leaves the root's
+// budget out, for a configuration whose budget the harness keeps.
+func safeOptions(sc *scenario, p *player, rootBudget bool) []reflection.Option {
 	effects := make(map[string]reflection.Effect, len(sc.tools))
 	for _, t := range sc.tools {
 		effects[t.schema.Name] = t.effect
 	}
-	return []reflection.Option{
+	opts := []reflection.Option{
 		reflection.WithSchemas(sc.lookup),
 		reflection.WithEffects(func(tool string) reflection.Effect { return effects[tool] }),
-		reflection.WithHealth(shared.health),
-		reflection.WithRetryBudget(shared.budget),
+		reflection.WithHealth(reflection.NewHealth(0, 0)),
 		reflection.WithLoopGuard(),
 	}
+	if rootBudget {
+		opts = append(opts, reflection.WithRetryBudget(reflection.NewRetryBudget(0)))
+	}
+	return opts
 }
 
 // noEffectMark is what the errors of attempts that had no effect match.
@@ -49,3 +34,7 @@ var noEffectMark = reflection.ErrNoEffect
 // noEffect marks err as the failure of an attempt that had no effect: the
 // tool refused before it acted.
 func noEffect(err error) error { return &markedError{err, noEffectMark} }
+
+// breakerOpenFor is how long the *_safe configurations' breakers stay open:
+// the library's default.
+const breakerOpenFor = reflection.DefaultBreakerOpenFor

@@ -43,6 +43,7 @@ type config struct {
 	detection bool         // each agent's Runs share a LoopDetector
 	budget    *budgetModel // a retry budget the harness keeps instead of the root's (safe only)
 	own       reflection.Reflector
+	noBreaker bool // leave the breaker out of safeOptions: a test of the budget alone
 }
 
 // configs are the standard configurations, in the order they are
@@ -123,7 +124,7 @@ func (c config) driver(sc *scenario, seed uint64, p *player) (*reflection.Driver
 		opts = append(opts, reflection.WithStrategy(s))
 	}
 	if c.safe {
-		opts = append(opts, safeOptions(sc, p, c.budget == nil)...)
+		opts = append(opts, safeOptions(sc, c.budget == nil, !c.noBreaker)...)
 	}
 	return reflection.NewDriver(opts...), obs
 }

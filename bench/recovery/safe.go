@@ -10,8 +10,9 @@ import (
 // run, the effects of the scenario's tools as the scenario declares them,
 // a tool it does not list being undeclared, and the loop guard), with the
 // schemas of the scenario's tools. rootBudget false leaves the root's
-// budget out, for a configuration whose budget the harness keeps.
-func safeOptions(sc *scenario, p *player, rootBudget bool) []reflection.Option {
+// budget out, for a configuration whose budget the harness keeps; breaker
+// false leaves the Health out.
+func safeOptions(sc *scenario, rootBudget, breaker bool) []reflection.Option {
 	effects := make(map[string]reflection.Effect, len(sc.tools))
 	for _, t := range sc.tools {
 		effects[t.schema.Name] = t.effect
@@ -19,8 +20,10 @@ func safeOptions(sc *scenario, p *player, rootBudget bool) []reflection.Option {
 	opts := []reflection.Option{
 		reflection.WithSchemas(sc.lookup),
 		reflection.WithEffects(func(tool string) reflection.Effect { return effects[tool] }),
-		reflection.WithHealth(reflection.NewHealth(0, 0)),
 		reflection.WithLoopGuard(),
+	}
+	if breaker {
+		opts = append(opts, reflection.WithHealth(reflection.NewHealth(0, 0)))
 	}
 	if rootBudget {
 		opts = append(opts, reflection.WithRetryBudget(reflection.NewRetryBudget(0)))

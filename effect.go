@@ -3,6 +3,8 @@ package reflection
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 )
 
 // Effect says what running a tool a second time does. With WithEffects, the
@@ -57,7 +59,9 @@ func (e *Effect) UnmarshalText(b []byte) error {
 // ambiguous to the effect guard: the tool may have acted before it failed.
 var ErrNoEffect = errors.New("reflection: the attempt had no effect")
 
-// The AskUser prompts of the effect guard.
+// The AskUser prompts of the effect guard. Every question a call asks once a
+// dispatch of a tool that is not idempotent failed after it may have acted
+// begins with effectPrompt.
 const (
 	effectPrompt = "the failed call may already have taken effect, and this tool is not idempotent: " +
 		"retrying it could do the same thing twice"
@@ -65,31 +69,133 @@ const (
 		"under the same idempotency key"
 )
 
+// guardedEffect says whether the effect guard holds back a tool with effect
+// e after a failure that may have come after it acted.
+func guardedEffect(e Effect) bool { return e == EffectNonIdempotent || e == EffectUndeclared }
+
 // noteEffect records, for a failure with err, the effect of the tool that
-// failed and whether the failure is ambiguous.
+// failed and whether the failure is ambiguous: anything but an error that
+// matches ErrNoEffect (a joined error: every error it joins must). An
+// ambiguous failure of a guarded tool marks that tool for the rest of the
+// call: every later dispatch of it needs a verification or a human's
+// approval first.
 func (r *Recovery) noteEffect(err error) {
 	r.fail.Effect = r.s.effectOf(r.cur.Name)
-	r.ambiguous = err == nil || !chainIs(err, ErrNoEffect)
+	r.ambiguous = !noEffect(err)
+	if !r.ambiguous {
+		return
+	}
+	r.anyAmbiguous, r.lastAmbiguous = true, r.cur
+	if guardedEffect(r.fail.Effect) {
+		r.mayActed++
+		r.markActed(r.cur)
+	}
+}
+
+// markActed notes that call's dispatch failed after its tool may have
+// acted: the latest such dispatch of each tool is kept.
+func (r *Recovery) markActed(call ToolCall) {
+	for i := range r.acted[:r.nacted] {
+		if r.acted[i].Name == call.Name {
+			r.acted[i] = call
+			return
+		}
+	}
+	if r.nacted < len(r.acted) {
+		r.acted[r.nacted] = call
+		r.nacted++
+	}
+}
+
+// actedCall returns the latest dispatch of tool in this call that failed
+// after the tool may have acted.
+func (r *Recovery) actedCall(tool string) (ToolCall, bool) {
+	for _, c := range r.acted[:r.nacted] {
+		if c.Name == tool {
+			return c, true
+		}
+	}
+	return ToolCall{}, false
+}
+
+// clearActed forgets that tool's dispatch may have acted: a verifier said
+// it did not.
+func (r *Recovery) clearActed(tool string) {
+	for i := 0; i < r.nacted; i++ {
+		if r.acted[i].Name == tool {
+			copy(r.acted[i:r.nacted], r.acted[i+1:r.nacted])
+			r.nacted--
+			r.acted[r.nacted] = ToolCall{}
+			if r.mayActed > 0 {
+				r.mayActed--
+			}
+			return
+		}
+	}
 }
 
 // effectRefuses says whether the effect guard refuses the Retry just
-// decided, and the AskUser prompt that says why: after an ambiguous failure,
-// a tool that is not idempotent is never retried blindly, and a keyed tool
-// only with the same tool and input (its key then makes the retry safe).
-func (r *Recovery) effectRefuses() (prompt string, refuse bool) {
-	if r.s.effect == nil || !r.ambiguous {
-		return "", false
+// decided, the AskUser prompt that says why, and the call whose failure is
+// in question (what a verifier looks up). The guard covers the whole call:
+// a retry whose next dispatch runs a tool that failed after it may have
+// acted earlier in this call is refused, whatever ran in between; and, as
+// for every failure, after an ambiguous failure a tool that is not
+// idempotent is never retried blindly, and a keyed tool only with the same
+// tool and input (its key then makes the retry safe).
+func (r *Recovery) effectRefuses() (prompt string, about ToolCall, refuse bool) {
+	if r.s.effect == nil || !r.ambiguous && r.nacted == 0 {
+		return "", ToolCall{}, false
+	}
+	next := r.planNext().next
+	if c, ok := r.actedCall(next.Name); ok {
+		return effectPrompt, c, true
+	}
+	if !r.ambiguous {
+		return "", ToolCall{}, false
 	}
 	switch r.fail.Effect {
 	case EffectReadOnly, EffectIdempotent:
-		return "", false
+		return "", ToolCall{}, false
 	case EffectKeyed:
-		if next := r.planNext().next; sameCall(next, r.cur) {
-			return "", false
+		if sameCall(next, r.cur) {
+			return "", ToolCall{}, false
 		}
-		return keyedPrompt, true
+		return keyedPrompt, r.cur, true
 	}
-	return effectPrompt, true
+	return effectPrompt, r.cur, true
+}
+
+// actedWarning is what the model reads at the end of a call that did not
+// succeed after dispatches that may have acted: how many of them.
+func (r *Recovery) actedWarning() string {
+	return "Warning: this call may already have taken effect: " + strconv.Itoa(r.mayActed) + " of its " +
+		strconv.Itoa(r.calls) + " dispatches failed in a way that does not tell whether the tool acted. " +
+		"Check before calling it again."
+}
+
+// warnedPrompt is the prompt of a question the call asks, or ends on, once
+// a dispatch of it may have acted: the effect guard's sentence first, then
+// prompt.
+func (r *Recovery) warnedPrompt(prompt string) string {
+	if r.mayActed == 0 || strings.HasPrefix(prompt, effectPrompt) {
+		return prompt
+	}
+	if prompt == "" {
+		return effectPrompt
+	}
+	return effectPrompt + ". " + prompt
+}
+
+// rememberedPrompt is the question the effect guard asks before a call that
+// an EffectMemory remembers: an earlier call of the same tool with the same
+// input, named by its ID, may already have taken effect.
+func rememberedPrompt(rc RememberedCall) string {
+	id := rc.ID
+	if id == "" {
+		id = "(no id)"
+	}
+	return "an earlier call of this tool with the same input (" + strconv.Quote(id) + ") ended without success and " +
+		"may already have taken effect: running it again could do the same thing twice"
 }
 
 // effectOf asks the host's effect func; a panic in it means undeclared.

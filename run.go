@@ -15,13 +15,20 @@ type runtime struct {
 	o         outcome  // what the latest dispatch returned
 	d         *Driver
 	ctx       context.Context // the call's ctx, as the Observer's CallStart left it
-	dispatch  DispatchFunc
 	reflector Reflector
 	detector  *LoopDetector
-	breaker   *toolHealth // the breaker of the tool being dispatched; nil when untracked
-	minted    bool        // the idempotency key is in ctx
-	cost      int         // the budget tokens the pending retry took
-	seen      digest      // the loop detector's digest of the call being dispatched
+	breaker   *toolHealth                          // the breaker of the tool being dispatched; nil when untracked
+	probing   *toolHealth                          // the breaker whose half-open probe this call holds, until its outcome is settled
+	counted   [MaxRecoveryAttempts + 1]*toolHealth // the breakers this call's failures have counted on
+	ncounted  int
+	minted    bool          // the idempotency key is in ctx
+	random    bool          // it was minted at random: a re-issue would get another
+	memory    *EffectMemory // the memory the call is matched and remembered in; nil when none
+	recalled  bool          // the memory remembered an earlier call equal to this one
+	cost      int           // the budget tokens the pending retry took
+	unsent    bool          // the pending retry's tokens are taken and it has not been dispatched
+	seen      digest        // the loop detector's digest of the call being dispatched
+	reserved  bool          // the loop detector holds a place for the dispatch under way
 }
 
 // drive runs a Recovery for call to its end. first is the failed outcome of
@@ -33,15 +40,26 @@ func (d *Driver) drive(ctx context.Context, call ToolCall, dispatch DispatchFunc
 		ctx = obs.CallStart(ctx, call)
 	}
 	var rt runtime // set field by field: a composite literal this large is built, then copied
-	rt.d, rt.ctx, rt.dispatch, rt.reflector = d, ctx, dispatch, d.reflector
+	rt.d, rt.ctx, rt.reflector = d, ctx, d.reflector
 	r := &rt.r
 	r.init(ctx, call, &d.settings)
 	r.keepReport(rep)
+	if d.health != nil || d.detection || d.budget != nil {
+		// Whatever ends the call, a panic of a hook or a log handler
+		// included, gives back what it holds of the shared state.
+		defer rt.letGo()
+	}
 	if rt.reflector == nil {
 		rt.reflector = defaultReflector
 	}
 	if d.detection {
 		rt.detector = loopDetectorFrom(ctx)
+	}
+	if d.effect != nil {
+		rt.memory = d.memoryFor(ctx)
+		if first == nil && dispatch != nil {
+			rt.recallFirst(call)
+		}
 	}
 	switch {
 	case first != nil:
@@ -91,13 +109,15 @@ func (d *Driver) drive(ctx context.Context, call ToolCall, dispatch DispatchFunc
 	for {
 		switch r.pending() {
 		case phaseDispatch:
-			rt.dispatchStep()
+			rt.dispatchStep(dispatch)
 		case phaseAnalyze:
 			rt.analyzeStep()
 		case phaseWait:
 			rt.waitStep()
 		case phaseAsk:
 			rt.askStep()
+		case phaseVerify:
+			rt.verifyStep()
 		default:
 			return rt.end()
 		}
@@ -127,29 +147,33 @@ func (rt *runtime) stoppedAfterFailure() {
 
 // dispatchStep runs one attempt: the loop detector and the circuit breaker
 // first, then the dispatch with its hooks, attempt timeout and report times.
-func (rt *runtime) dispatchStep() {
+func (rt *runtime) dispatchStep(dispatch DispatchFunc) {
 	if rt.ended() {
 		return
 	}
 	d, r := rt.d, &rt.r
 	step := r.dispatchStep()
 	if rt.detector != nil {
-		key, n := rt.detector.seen(step.Call)
-		if n >= rt.detector.stopAt {
+		key, n, ok := rt.detector.reserve(step.Call)
+		if !ok {
 			r.Stop(&LoopDetectedError{Tool: step.Call.Name, Count: n})
 			return
 		}
-		rt.seen = key
+		rt.seen, rt.reserved = key, true
 	}
 	rt.breaker = nil
 	if h := d.health; h != nil {
-		t, admitted, _, change := h.admit(step.Call.Name)
-		rt.breakerChanged(step.Call.Name, change)
-		if !admitted {
-			r.Refuse(ErrCircuitOpen)
+		a := h.admit(step.Call.Name)
+		if a.probe {
+			rt.probing = a.t
+		}
+		rt.breakerChanged(step.Call.Name, a.change)
+		if !a.admitted {
+			rt.unreserve()
+			r.Refuse(&circuitOpenError{retryIn: a.wait})
 			return
 		}
-		rt.breaker = t
+		rt.breaker = a.t
 	}
 	if d.effect != nil && !rt.minted && d.effectOf(step.Call.Name) == EffectKeyed {
 		rt.mintKey()
@@ -159,7 +183,7 @@ func (rt *runtime) dispatchStep() {
 		if obs.DispatchStart != nil {
 			obs.DispatchStart(ctx, step.Attempt, step.Call)
 			if rt.ctx.Err() != nil { // the hook cancelled: the call must not run
-				rt.breaker.release()
+				rt.letGo()
 				rt.ended()
 				return
 			}
@@ -168,14 +192,15 @@ func (rt *runtime) dispatchStep() {
 			ctx = obs.AttemptStart(ctx, step.Attempt, step.Call)
 		}
 	}
+	rt.unsent = false // the retry is sent: its tokens are spent
 	var start, end time.Time
 	if r.reporting() {
 		start = now()
 	}
 	if d.attemptTimeout > 0 {
-		callWithTimeout(ctx, step.Call, rt.dispatch, d.attemptTimeout, &rt.o)
+		callWithTimeout(ctx, step.Call, dispatch, d.attemptTimeout, &rt.o)
 	} else {
-		callDispatch(ctx, step.Call, rt.dispatch, &rt.o)
+		callDispatch(ctx, step.Call, dispatch, &rt.o)
 	}
 	if r.reporting() {
 		end = now()
@@ -196,20 +221,75 @@ func (rt *runtime) afterDispatch(call ToolCall, o *outcome) {
 	d := rt.d
 	if h := d.health; h != nil {
 		var change breakerChange
+		probe := rt.probing != nil
+		rt.probing = nil
 		switch t := rt.breaker; {
 		case rt.ctx.Err() != nil: // the caller's ctx ended: neither a success nor a failure
 			t.release()
 		case !o.failed():
-			change = t.succeeded()
-		case d.tracks(call.Name):
-			change = h.failed(t, call.Name, d.breakerHint(o.err))
+			change = h.succeeded(t)
+		case !d.tracks(call.Name):
+		case !h.everyDispatch && (o.err != nil && neutralFailure(o.err)):
+			t.release() // the caller's mistake: neither a success nor a failure
+		case h.everyDispatch || probe || !rt.hasCounted(t):
+			t, change = h.failed(t, call.Name, d.breakerHint(o.err))
+			rt.markCounted(t)
+		default:
+			// The call has failed on this tool before: it counts once.
 		}
 		rt.breakerChanged(call.Name, change)
 	}
 	if rt.detector != nil {
+		rt.reserved = false
 		if n := rt.detector.record(rt.seen, o); n >= rt.detector.warnAt {
 			rt.r.Repeated(n)
 		}
+	}
+}
+
+// hasCounted reports whether a failure of this call has counted on t.
+func (rt *runtime) hasCounted(t *toolHealth) bool {
+	if t == nil {
+		return false
+	}
+	for _, c := range rt.counted[:rt.ncounted] {
+		if c == t {
+			return true
+		}
+	}
+	return false
+}
+
+// markCounted notes that a failure of this call counted on t.
+func (rt *runtime) markCounted(t *toolHealth) {
+	if t != nil && !rt.hasCounted(t) && rt.ncounted < len(rt.counted) {
+		rt.counted[rt.ncounted] = t
+		rt.ncounted++
+	}
+}
+
+// unreserve gives back the loop detector's place for a dispatch that will
+// not run.
+func (rt *runtime) unreserve() {
+	if rt.reserved {
+		rt.reserved = false
+		rt.detector.release(rt.seen)
+	}
+}
+
+// letGo gives back what the call holds of the shared state and has not
+// used: a half-open breaker's probe place, the loop detector's place for a
+// dispatch that did not run, and the tokens of a retry that was never sent.
+// It runs when a dispatch is called off, and when Run ends, however it ends.
+func (rt *runtime) letGo() {
+	if rt.probing != nil {
+		rt.probing.release()
+		rt.probing = nil
+	}
+	rt.unreserve()
+	if rt.unsent {
+		rt.d.budget.refund(rt.cost)
+		rt.unsent, rt.cost = false, 0
 	}
 }
 
@@ -253,7 +333,7 @@ func (rt *runtime) waitStep() {
 			r.Refuse(ErrRetryBudget)
 			return
 		}
-		rt.cost = cost
+		rt.cost, rt.unsent = cost, true
 	}
 	step := r.waitStep()
 	if err := d.wait(rt.ctx, step.Attempt, step.Delay); err != nil {
@@ -285,11 +365,88 @@ func (rt *runtime) askStep() {
 	}
 }
 
+// recallFirst looks the call up in its memory before the first dispatch:
+// an earlier equal call that may have acted holds this one back.
+func (rt *runtime) recallFirst(call ToolCall) {
+	m := rt.memory
+	if m == nil || !m.mayHold(call.Name) || !rt.remembers(call.Name) {
+		return
+	}
+	rc, ok := m.Recall(call, time.Now())
+	if !ok {
+		return
+	}
+	rt.recalled = true
+	if obs := rt.d.observer; obs != nil && obs.Remembered != nil {
+		obs.Remembered(rt.ctx, call, rc)
+	}
+	rt.r.Remembered(rc)
+}
+
+// remembers reports whether the memory keeps calls of tool: a tool that is
+// not idempotent or undeclared, or a keyed one whose calls get a random key
+// (a host's key, or one WithIdempotencyKeys derives, is the same for a
+// re-issue, so the tool itself recognises it).
+func (rt *runtime) remembers(tool string) bool {
+	switch rt.d.effectOf(tool) {
+	case EffectNonIdempotent, EffectUndeclared:
+		return true
+	case EffectKeyed:
+		if hostKey(rt.ctx) != "" {
+			return false
+		}
+		return rt.d.keyOf == nil || deriveKey(rt.d.keyOf, rt.r.original()) == ""
+	}
+	return false
+}
+
+// verifyStep asks the Driver's verifier whether the failed attempt in
+// question acted, and reports the answer.
+func (rt *runtime) verifyStep() {
+	d, r := rt.d, &rt.r
+	step := r.verifyStep()
+	ctx := rt.ctx
+	if step.Key != "" && IdempotencyKey(ctx) != step.Key {
+		ctx = ContextWithIdempotencyKey(ctx, step.Key)
+	}
+	v, res, err := verify(ctx, d.verifier, step.Call)
+	if obs := d.observer; obs != nil && obs.Verified != nil {
+		obs.Verified(rt.ctx, step.Call, v, err)
+	}
+	if rt.ended() { // ctx ended while the verifier ran: its answer is not used
+		return
+	}
+	r.verified(v, res, err)
+}
+
+// settleMemory tells the call's memory how the call ended: a success of a
+// remembered call forgets the earlier one; a call that ended without
+// success after it may have acted is remembered.
+func (rt *runtime) settleMemory() {
+	r, m := &rt.r, rt.memory
+	call := r.original()
+	switch {
+	case r.Outcome() == OutcomeSucceeded:
+		if rt.recalled {
+			m.Forget(call)
+		}
+	case r.Calls() > 0 && r.mayHaveActed() && rt.remembers(call.Name):
+		key := ""
+		if rt.random {
+			key = IdempotencyKey(rt.ctx)
+		}
+		m.Remember(call, RememberedCall{ID: call.ID, Ran: r.ambiguousCall(), Failure: r.failure().Error, Key: key, At: time.Now()})
+	}
+}
+
 // end settles what calls share and returns what the machine decided.
 func (rt *runtime) end() (ToolResult, error) {
 	d, r := rt.d, &rt.r
 	done := r.done()
-	if b := d.budget; b != nil && r.Outcome() == OutcomeSucceeded {
+	if rt.memory != nil {
+		rt.settleMemory()
+	}
+	if b := d.budget; b != nil && r.Outcome() == OutcomeSucceeded && !rt.unsent {
 		if r.Calls() == 1 {
 			b.reward()
 		} else {

@@ -18,6 +18,7 @@ type settings struct {
 	notes      bool                     // WithRecoveryNotes
 	effect     func(tool string) Effect // WithEffects; nil: the effect guard is off
 	loopGuard  bool                     // WithLoopGuard
+	verifier   verifyFunc               // WithVerifier; nil: the guard asks. The machine only asks for a VerifyStep
 }
 
 // defaultStrategy is the strategy of a Driver without one, stored as an

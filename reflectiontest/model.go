@@ -28,7 +28,12 @@ type model struct {
 	left []reflection.ToolCall
 
 	breakers map[string]*breaker
+	counted  map[string]bool     // the tools this call's failures have counted on
+	probe    bool                // the dispatch under way is a half-open breaker's probe
 	cost     int                 // the budget tokens the latest charged wait took
+	unsent   bool                // those tokens were taken and the retry has not been dispatched
+	acted    map[string]bool     // the guarded tools whose dispatch failed after they may have acted
+	mayActed int                 // how many dispatches did
 	results  map[string]int      // the loop detector: how often each result came back
 	byCall   map[string][]string // the loop detector: the results of each call
 }
@@ -41,13 +46,20 @@ type planned struct {
 }
 
 func (s *Scenario) model() expect {
-	m := &model{s: s, cur: s.Call, breakers: map[string]*breaker{}, results: map[string]int{}, byCall: map[string][]string{}}
+	m := &model{s: s, cur: s.Call, breakers: map[string]*breaker{}, counted: map[string]bool{}, acted: map[string]bool{},
+		results: map[string]int{}, byCall: map[string][]string{}}
 	m.w.tokens = s.budget
 	if s.hasDeadline && s.deadline <= 0 {
 		m.ctxEnd = hardDeadline
 	}
 	m.prefail()
 	m.run()
+	if m.unsent { // the tokens of a retry that was never sent come back
+		m.w.tokens = min(m.w.tokens+m.cost, s.budget)
+	}
+	if m.w.outcome != reflection.OutcomeSucceeded {
+		m.w.content.acted, m.w.content.dispatches = m.mayActed, len(m.w.dispatched)
+	}
 	m.w.elapsed = m.now
 	return m.w
 }
@@ -70,10 +82,11 @@ func (m *model) run() {
 		}
 		if s.health != nil && !m.admit(m.cur.Name) {
 			m.w.outcome, m.w.reason = reflection.OutcomeFailed, reflection.ReasonCircuitOpen
-			m.w.content = contentWant{circuit: true}
+			m.w.content = contentWant{circuit: true, retryIn: m.openFor(m.cur.Name), afterFailure: len(m.w.texts) > 0}
 			return
 		}
 		st := &s.steps[m.attempt]
+		m.unsent = false
 		m.w.dispatched = append(m.w.dispatched, m.cur)
 		m.advance(st.dur)
 		if st.cancel == cancelInDispatch {
@@ -86,6 +99,10 @@ func (m *model) run() {
 		}
 		m.w.texts = append(m.w.texts, st.failureText(m.cur.Name))
 		m.w.errs = append(m.w.errs, st.errWant())
+		if s.effects != nil && st.does.ambiguous() && guarded(s.effectOf(m.cur.Name)) {
+			m.acted[m.cur.Name] = true
+			m.mayActed++
+		}
 		if m.ctxEnd != hardNone { // step 2: no Reflector once the caller has gone
 			m.stop()
 			return
@@ -99,7 +116,11 @@ func (m *model) run() {
 				m.stop()
 				return
 			}
-			m.soft(reflection.OutcomeFailed, reflection.ReasonReflectorError)
+			reason := reflection.ReasonReflectorError
+			if st.refl == reflErrSkipped {
+				reason = reflection.ReasonUnanalyzed
+			}
+			m.soft(reflection.OutcomeFailed, reason)
 			return
 		}
 		m.w.strategy = append(m.w.strategy, m.attempt)
@@ -120,7 +141,7 @@ func (m *model) run() {
 			return
 		case verdictAsk:
 			var goOn bool
-			if human, goOn = m.ask(st, v.prompt, v.effect); !goOn {
+			if human, goOn = m.ask(st, v.prompt, v.effect, m.mayActed > 0 && !v.effect); !goOn {
 				return
 			}
 		default:
@@ -256,15 +277,17 @@ func (m *model) decide(st *step) (reflection.RecoveryAction, bool) {
 // ask follows an AskUser, the strategy's own or the effect guard's. It
 // returns whether a human approved (the call goes on), and the input given
 // with the approval.
-func (m *model) ask(st *step, prompt string, effect bool) (human json.RawMessage, goOn bool) {
+// warned says the question must begin with the effect guard's warning: a
+// dispatch of the call may already have acted.
+func (m *model) ask(st *step, prompt string, effect, warned bool) (human json.RawMessage, goOn bool) {
 	s := m.s
 	why := func(r reflection.Reason) reflection.Reason {
-		if effect {
+		if effect && r != reflection.ReasonDeclined {
 			return reflection.ReasonAmbiguousEffect
 		}
 		return r
 	}
-	c := contentWant{ask: true, prompt: prompt, effect: effect}
+	c := contentWant{ask: true, prompt: prompt, effect: effect || warned}
 	if !s.asker || m.attempt == reflection.MaxRecoveryAttempts {
 		m.w.content = c
 		m.soft(reflection.OutcomeAskedUser, why(reflection.ReasonStrategy))
@@ -274,7 +297,8 @@ func (m *model) ask(st *step, prompt string, effect bool) (human json.RawMessage
 		m.soft(reflection.OutcomeFailed, why(reflection.ReasonHintOverCap))
 		return nil, false
 	}
-	m.w.questions = append(m.w.questions, question{attempt: m.attempt, prompt: prompt, effect: effect})
+	m.w.questions = append(m.w.questions, question{attempt: m.attempt, prompt: prompt, effect: effect, warned: warned,
+		dispatches: len(m.w.dispatched), mayActed: m.mayActed})
 	if st.cancel == cancelInAsker {
 		m.cancel()
 	}
@@ -317,10 +341,11 @@ func (m *model) wait(st *step, d time.Duration, approved bool) (ended bool) {
 			}
 			if m.w.tokens < cost {
 				m.soft(reflection.OutcomeFailed, reflection.ReasonBudgetExhausted)
+				m.w.content = contentWant{budget: true}
 				return true
 			}
 			m.w.tokens -= cost
-			m.cost = cost
+			m.cost, m.unsent = cost, true
 		}
 	}
 	if d <= 0 {
@@ -411,24 +436,37 @@ func (m *model) inputFits(in json.RawMessage) bool {
 	return len(in) > 0 && (limit < 0 || len(in) <= limit) && isObject(in) && !hasFoldedDuplicateKeys(in)
 }
 
-// effectRefuses is the effect guard: after an ambiguous failure, a tool
-// that is not idempotent is not retried blindly, and a keyed tool only with
-// the same tool and input.
+// effectRefuses is the effect guard: a tool that failed after it may have
+// acted earlier in the call is not dispatched again without an approval;
+// after an ambiguous failure, a tool that is not idempotent is not retried
+// blindly, and a keyed tool only with the same tool and input.
 func (m *model) effectRefuses(st *step) bool {
-	if m.s.effects == nil || !st.does.ambiguous() {
+	if m.s.effects == nil || !st.does.ambiguous() && len(m.acted) == 0 {
+		return false
+	}
+	next := m.cur
+	if c := st.analysis.Correction; c != nil && changesCall(c) {
+		next = m.planFor(c).next
+	}
+	if m.acted[next.Name] {
+		return true
+	}
+	if !st.does.ambiguous() {
 		return false
 	}
 	switch m.s.effectOf(m.cur.Name) {
 	case reflection.EffectReadOnly, reflection.EffectIdempotent:
 		return false
 	case reflection.EffectKeyed:
-		next := m.cur
-		if c := st.analysis.Correction; c != nil && changesCall(c) {
-			next = m.planFor(c).next
-		}
 		return !sameCall(next, m.cur)
 	}
 	return true
+}
+
+// guarded says whether the effect guard holds back a tool with effect e
+// after it may have acted.
+func guarded(e reflection.Effect) bool {
+	return e == reflection.EffectNonIdempotent || e == reflection.EffectUndeclared
 }
 
 // loopRefuses is the loop guard: a correction that leads back to a call a

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -46,6 +47,8 @@ func (s *Scenario) snapshot() observed {
 const (
 	circuitText  = "tool temporarily unavailable: circuit breaker open"
 	effectWords  = "taken effect"
+	actedWords   = "may already have taken effect"
+	budgetWords  = "retry budget"
 	decisionWord = "human decision"
 	declinedWord = "declined"
 )
@@ -84,10 +87,24 @@ func (s *Scenario) verifyInvariants(t *testing.T, o *observed) {
 		return
 	}
 	// After an ambiguous failure, a tool that is not idempotent runs again
-	// only with a human's approval, and a keyed tool only unchanged.
+	// only with a human's approval, and a keyed tool only unchanged; once a
+	// guarded tool failed ambiguously, every later dispatch of it in the
+	// call follows an approval given just before it.
 	for k := 0; k+1 < len(o.dispatched) && k < len(s.steps); k++ {
 		call, next := o.dispatched[k], o.dispatched[k+1]
-		if !s.steps[k].does.ambiguous() || o.approved[k] {
+		if o.approved[k] {
+			continue
+		}
+		if e := s.effectOf(next.Name); e == reflection.EffectNonIdempotent || e == reflection.EffectUndeclared {
+			for j := 0; j <= k && j < len(s.steps); j++ {
+				if o.dispatched[j].Name == next.Name && s.steps[j].does.ambiguous() {
+					t.Errorf("effects: tool %q (%v) failed ambiguously at attempt %d and ran again at attempt %d without an approval just before",
+						next.Name, e, j, k+1)
+					break
+				}
+			}
+		}
+		if !s.steps[k].does.ambiguous() {
 			continue
 		}
 		switch e := s.effectOf(call.Name); e {
@@ -166,11 +183,17 @@ func (s *Scenario) verifyCourse(t *testing.T, w *expect, o *observed) {
 		if got.Failure.Attempt != want.attempt {
 			t.Errorf("question %d is about attempt %d, want %d", i, got.Failure.Attempt, want.attempt)
 		}
-		if want.effect && !strings.Contains(got.Prompt, effectWords) {
+		switch {
+		case want.effect && !strings.Contains(got.Prompt, effectWords):
 			t.Errorf("question %d: the effect guard's prompt %q does not say the call may have %s", i, got.Prompt, effectWords)
-		}
-		if !want.effect && got.Prompt != want.prompt {
+		case want.warned && (!strings.Contains(got.Prompt, effectWords) || !strings.HasSuffix(got.Prompt, want.prompt)):
+			t.Errorf("question %d: prompt %q, want the effect guard's warning, then the strategy's %q", i, got.Prompt, want.prompt)
+		case !want.effect && !want.warned && got.Prompt != want.prompt:
 			t.Errorf("question %d: prompt %q, want the strategy's %q", i, got.Prompt, want.prompt)
+		}
+		if s.effects != nil && (got.Dispatches != want.dispatches || got.MayHaveActed != want.mayActed) {
+			t.Errorf("question %d counts %d dispatches of which %d may have acted, want %d and %d",
+				i, got.Dispatches, got.MayHaveActed, want.dispatches, want.mayActed)
 		}
 	}
 }
@@ -254,10 +277,37 @@ func (s *Scenario) verifyHardError(t *testing.T, w *expect, o *observed) {
 // verifyContent checks the Content of a call that did not succeed.
 func (s *Scenario) verifyContent(t *testing.T, content string, c contentWant, latest text, err error) {
 	t.Helper()
+	if c.acted > 0 { // a closing warning, after everything else
+		i := strings.LastIndex(content, "\n\n")
+		if i < 0 || !strings.Contains(content[i:], actedWords) || !strings.Contains(content[i:], strconv.Itoa(c.acted)) {
+			t.Errorf("Content = %q: want a closing paragraph that says the call %s, %d times", content, actedWords, c.acted)
+			return
+		}
+		content = content[:i]
+	}
 	switch {
 	case c.circuit:
-		if content != circuitText {
-			t.Errorf("Content = %q, want the breaker's %q", content, circuitText)
+		want := circuitText
+		if c.retryIn > 0 {
+			want += "; retry in about " + strconv.Itoa(c.retryIn) + "s"
+		}
+		base := content
+		if c.afterFailure {
+			i := strings.LastIndex(content, "\n\n")
+			if i < 0 || !latest.match(content[:i]) {
+				t.Errorf("Content = %q, want the latest failure text %v, then the breaker's refusal", content, latest)
+				return
+			}
+			base = content[i+2:]
+		}
+		if base != want {
+			t.Errorf("Content = %q, want the breaker's %q", content, want)
+		}
+		return
+	case c.budget:
+		i := strings.LastIndex(content, "\n\n")
+		if i < 0 || !latest.match(content[:i]) || !strings.Contains(content[i:], budgetWords) {
+			t.Errorf("Content = %q, want the latest failure text %v, then a sentence on the %s", content, latest, budgetWords)
 		}
 		return
 	case c.loop:

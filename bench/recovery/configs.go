@@ -44,6 +44,18 @@ type config struct {
 	budget    *budgetModel // a retry budget the harness keeps instead of the root's (safe only)
 	own       reflection.Reflector
 	noBreaker bool // leave the breaker out of safeOptions: a test of the budget alone
+
+	// The breaker's settings (safe only); 0 means the library's defaults.
+	breakerThreshold int
+	breakerOpenFor   time.Duration
+}
+
+// openFor is how long c's breaker stays open.
+func (c config) openFor() time.Duration {
+	if c.breakerOpenFor > 0 {
+		return c.breakerOpenFor
+	}
+	return reflection.DefaultBreakerOpenFor
 }
 
 // configs are the standard configurations, in the order they are
@@ -124,7 +136,7 @@ func (c config) driver(sc *scenario, seed uint64, p *player) (*reflection.Driver
 		opts = append(opts, reflection.WithStrategy(s))
 	}
 	if c.safe {
-		opts = append(opts, safeOptions(sc, c.budget == nil, !c.noBreaker)...)
+		opts = append(opts, safeOptions(sc, p.w, c)...)
 	}
 	return reflection.NewDriver(opts...), obs
 }

@@ -143,16 +143,10 @@ func (c *counts) add(sc *scenario, r runResult) {
 		c.recoveringCalls += r.calls
 		c.healthyRefusals += r.healthyRefusals
 		c.lag += r.lag
-		if r.lag <= recoveryAllowance(sc) {
+		if r.inTime {
 			c.inTime++
 		}
 	}
-}
-
-// recoveryAllowance is how soon after its outage ends a scenario's first
-// success should come: the breaker's open time plus two call gaps.
-func recoveryAllowance(sc *scenario) time.Duration {
-	return breakerOpenFor + 2*sc.gap
 }
 
 // ratio returns n/d rounded to four places, and 0 when d is 0.

@@ -44,6 +44,10 @@ type budgetModel struct {
 var (
 	todayCosts = budgetModel{name: "today", capacity: reflection.DefaultRetryBudget, transient: 5, timeout: 10, throt: 5, reward: 1}
 	aws2026    = budgetModel{name: "aws2026", capacity: 500, transient: 14, timeout: 14, throt: 5, reward: 1, awsDelays: true}
+
+	// aws2026Costs is AWS's costs with the backoff's own delays and the
+	// machine's own Retry-After, to tell the costs' effect from the delays'.
+	aws2026Costs = budgetModel{name: "aws2026_costs", capacity: 500, transient: 14, timeout: 14, throt: 5, reward: 1}
 )
 
 // The AWS delays.

@@ -29,6 +29,7 @@ type runResult struct {
 	// Of a scenario whose outage recovers (recovers_after_s).
 	recovering      bool
 	lag             time.Duration // from the recovery to the end of the first success after it
+	inTime          bool          // lag is within the breaker's open time plus two call gaps
 	healthyRefusals int           // Runs refused by a breaker or budget at or after the recovery
 }
 
@@ -211,8 +212,15 @@ func (p *player) result() runResult {
 			firstSuccess = lastEnd
 		}
 		res.lag = max(firstSuccess.Sub(healed), 0)
+		res.inTime = res.lag <= p.recoveryAllowance()
 	}
 	return res
+}
+
+// recoveryAllowance is how soon after its outage ends the first success
+// should come: the breaker's open time plus two of the scenario's call gaps.
+func (p *player) recoveryAllowance() time.Duration {
+	return p.c.openFor() + 2*p.sc.gap
 }
 
 // judge reports whether a logical call, made by runs (the call and its

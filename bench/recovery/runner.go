@@ -87,10 +87,15 @@ func Run(t *testing.T, s *Scenarios, o Options) (*Results, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := o.Seeds
+	return runAll(t, s.list, cs, o.Seeds)
+}
+
+// runAll runs the configurations cs over scs with n seeds (0: 5).
+func runAll(t *testing.T, scs []*scenario, cs []config, n int) (*Results, error) {
 	if n <= 0 {
 		n = seeds
 	}
+	s := &Scenarios{list: scs}
 	runs := make([][][]runResult, len(cs))
 	var mu sync.Mutex
 	var errs []error

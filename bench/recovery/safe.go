@@ -8,24 +8,31 @@ import (
 // Reflector and backoff: the set-up the README recommends (a Health and a
 // RetryBudget with the library's defaults, shared by every call of the
 // run, the effects of the scenario's tools as the scenario declares them,
-// a tool it does not list being undeclared, and the loop guard), with the
-// schemas of the scenario's tools. rootBudget false leaves the root's
-// budget out, for a configuration whose budget the harness keeps; breaker
-// false leaves the Health out.
-func safeOptions(sc *scenario, rootBudget, breaker bool) []reflection.Option {
+// a tool it does not list being undeclared, and so the Driver's own effect
+// memory, and the loop guard), and a verifier for the tools the scenario
+// marks verifiable (a host passes one when it can look an effect up).
+// A configuration whose budget the harness keeps leaves the root's budget
+// out; one with noBreaker leaves the Health out; one with breaker settings
+// of its own builds its Health with them.
+func safeOptions(sc *scenario, w *world, c config) []reflection.Option {
 	effects := make(map[string]reflection.Effect, len(sc.tools))
 	for _, t := range sc.tools {
 		effects[t.schema.Name] = t.effect
 	}
 	opts := []reflection.Option{
-		reflection.WithSchemas(sc.lookup),
 		reflection.WithEffects(func(tool string) reflection.Effect { return effects[tool] }),
 		reflection.WithLoopGuard(),
 	}
-	if breaker {
-		opts = append(opts, reflection.WithHealth(reflection.NewHealth(0, 0)))
+	for _, t := range sc.tools {
+		if t.verifiable {
+			opts = append(opts, reflection.WithVerifier(w.verifier))
+			break
+		}
 	}
-	if rootBudget {
+	if !c.noBreaker {
+		opts = append(opts, reflection.WithHealth(reflection.NewHealth(c.breakerThreshold, c.breakerOpenFor)))
+	}
+	if c.budget == nil {
 		opts = append(opts, reflection.WithRetryBudget(reflection.NewRetryBudget(0)))
 	}
 	return opts
@@ -37,7 +44,3 @@ var noEffectMark = reflection.ErrNoEffect
 // noEffect marks err as the failure of an attempt that had no effect: the
 // tool refused before it acted.
 func noEffect(err error) error { return &markedError{err, noEffectMark} }
-
-// breakerOpenFor is how long the *_safe configurations' breakers stay open:
-// the library's default.
-const breakerOpenFor = reflection.DefaultBreakerOpenFor

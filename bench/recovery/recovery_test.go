@@ -7,6 +7,10 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/loopctl-go/reflection/llm"
+	"github.com/sashabaranov/go-openai"
 )
 
 var update = flag.Bool("update", false, "rewrite "+goldenFile+" from this run")
@@ -25,14 +29,32 @@ func scenarioPath() string {
 
 // TestRecovery runs every configuration over every scenario with each seed,
 // prints the results as tables, writes them to RECOVERY_JSON when it is set,
-// and, on the committed set, compares them with the golden file.
+// and, on the committed set, compares them with the golden file. With
+// RECOVERY_LLM_URL (and RECOVERY_LLM_MODEL, RECOVERY_LLM_KEY) it also runs
+// the llm package's Reflector against that server, as llm and llm_safe.
 func TestRecovery(t *testing.T) {
 	path := scenarioPath()
 	s, err := Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Run(t, s, Options{})
+	opts := Options{}
+	if url := os.Getenv("RECOVERY_LLM_URL"); url != "" {
+		// A model's configurations, llm and llm_safe: not reproducible, so
+		// the golden file is not compared.
+		cfg := openai.DefaultConfig(os.Getenv("RECOVERY_LLM_KEY"))
+		cfg.BaseURL = url
+		model := os.Getenv("RECOVERY_LLM_MODEL")
+		if model == "" {
+			model = "gpt-4o-mini"
+		}
+		proxy, stop := Outside(llm.New(openai.NewClientWithConfig(cfg), llm.WithModel(model)), 4, time.Minute)
+		defer stop()
+		opts.Reflector, opts.Name = proxy, "llm"
+	} else {
+		t.Log("llm and llm_safe skipped: set RECOVERY_LLM_URL (an OpenAI-compatible base URL) to run them")
+	}
+	res, err := Run(t, s, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,8 +68,8 @@ func TestRecovery(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if path != defaultScenarios {
-		return // the golden file is for the committed set only
+	if path != defaultScenarios || opts.Reflector != nil {
+		return // the golden file is for the committed set and the standard configurations only
 	}
 	if *update {
 		if err := os.WriteFile(goldenFile, got, 0o644); err != nil {

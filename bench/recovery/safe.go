@@ -5,9 +5,10 @@ import (
 )
 
 // safeOptions are the options the *_safe configurations add to their
-// Reflector and backoff: the set-up the README recommends (a Health and a
-// RetryBudget with the library's defaults, shared by every call of the
-// run, the effects of the scenario's tools as the scenario declares them,
+// Reflector and backoff: the set-up the README recommends (the schemas of
+// the scenario's tools, a Health and a RetryBudget with the library's
+// defaults, shared by every call of the run, the effects of the scenario's
+// tools as the scenario declares them,
 // a tool it does not list being undeclared, and so the Driver's own effect
 // memory, and the loop guard), and a verifier for the tools the scenario
 // marks verifiable (a host passes one when it can look an effect up).
@@ -20,6 +21,7 @@ func safeOptions(sc *scenario, w *world, c config) []reflection.Option {
 		effects[t.schema.Name] = t.effect
 	}
 	opts := []reflection.Option{
+		reflection.WithSchemas(sc.lookup),
 		reflection.WithEffects(func(tool string) reflection.Effect { return effects[tool] }),
 		reflection.WithLoopGuard(),
 	}

@@ -6,8 +6,8 @@ import (
 
 // safeOptions are the options the *_safe configurations add to their
 // Reflector and backoff: the set-up the README recommends (the schemas of
-// the scenario's tools, a Health and a RetryBudget with the library's
-// defaults, shared by every call of the run, the effects of the scenario's
+// the scenario's tools, a Health with the recommended breaker and a RetryBudget with
+// the library's default, shared by every call of the run, the effects of the scenario's
 // tools as the scenario declares them,
 // a tool it does not list being undeclared, and so the Driver's own effect
 // memory, and the loop guard), and a verifier for the tools the scenario
@@ -32,7 +32,8 @@ func safeOptions(sc *scenario, w *world, c config) []reflection.Option {
 		}
 	}
 	if !c.noBreaker {
-		opts = append(opts, reflection.WithHealth(reflection.NewHealth(c.breakerThreshold, c.breakerOpenFor)))
+		threshold, openFor := c.breaker()
+		opts = append(opts, reflection.WithHealth(reflection.NewHealth(threshold, openFor)))
 	}
 	if c.budget == nil {
 		opts = append(opts, reflection.WithRetryBudget(reflection.NewRetryBudget(0)))

@@ -34,6 +34,8 @@ type Driver struct {
 	memory         *EffectMemory
 	memorySet      bool                       // WithEffectMemory was given, nil included
 	keyOf          func(call ToolCall) string // WithIdempotencyKeys
+	toolFilter     func(from, to string) bool // WithToolChangeFilter
+	toolList       map[string]struct{}        // WithAllowedTools; nil when not given
 
 	// hooked is set when something must happen around the original call
 	// (an observer hook, an attempt timeout, a loop detector), so Run sets up
@@ -81,6 +83,7 @@ func (d *Driver) With(opts ...Option) *Driver {
 // are all applied: the input check is WithInputCheck's, or else the
 // Reflector's own over the schema lookup (see InputChecker).
 func (d *Driver) resolve() {
+	d.allowTool = toolChangeRule(d.toolList, d.toolFilter)
 	d.inputCheck = d.ownCheck
 	if d.inputCheck == nil {
 		d.inputCheck = reflectorCheck(d.reflector, d.schemas)

@@ -93,14 +93,8 @@ func (r *Recovery) noteEffect(err error) {
 }
 
 // markActed notes that call's dispatch failed after its tool may have
-// acted: the latest such dispatch of each tool is kept.
+// acted. Every such dispatch is kept (a call makes at most six).
 func (r *Recovery) markActed(call ToolCall) {
-	for i := range r.acted[:r.nacted] {
-		if r.acted[i].Name == call.Name {
-			r.acted[i] = call
-			return
-		}
-	}
 	if r.nacted < len(r.acted) {
 		r.acted[r.nacted] = call
 		r.nacted++
@@ -108,27 +102,26 @@ func (r *Recovery) markActed(call ToolCall) {
 }
 
 // actedCall returns the latest dispatch of tool in this call that failed
-// after the tool may have acted.
+// after the tool may have acted, and that no verifier has cleared.
 func (r *Recovery) actedCall(tool string) (ToolCall, bool) {
-	for _, c := range r.acted[:r.nacted] {
-		if c.Name == tool {
-			return c, true
+	for i := r.nacted - 1; i >= 0; i-- {
+		if r.acted[i].Name == tool {
+			return r.acted[i], true
 		}
 	}
 	return ToolCall{}, false
 }
 
-// clearActed forgets that tool's dispatch may have acted: a verifier said
-// it did not.
+// clearActed takes back that the latest such dispatch of tool may have
+// acted: a verifier said it did not. An earlier one of the same tool, if
+// any, is still in question.
 func (r *Recovery) clearActed(tool string) {
-	for i := 0; i < r.nacted; i++ {
+	for i := r.nacted - 1; i >= 0; i-- {
 		if r.acted[i].Name == tool {
 			copy(r.acted[i:r.nacted], r.acted[i+1:r.nacted])
 			r.nacted--
 			r.acted[r.nacted] = ToolCall{}
-			if r.mayActed > 0 {
-				r.mayActed--
-			}
+			r.mayActed--
 			return
 		}
 	}

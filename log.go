@@ -26,18 +26,19 @@ func (d *Driver) logReflectorError(ctx context.Context, r *Recovery, err error) 
 	if l == nil {
 		return
 	}
-	level, kind := slog.LevelError, "error"
+	level, kind, msg := slog.LevelError, "error", "reflection: reflector failed"
 	switch { // a chain's error may hold several kinds: the worst decides
 	case safeIs(err, ErrPanicked):
 		kind = "panic"
 	case safeIs(err, ErrInternal):
 		kind = "internal"
 	case safeIs(err, ErrSkipped):
-		level, kind = slog.LevelInfo, "skipped"
+		// Not a broken component: no rule knew the failure (ReasonUnanalyzed).
+		level, kind, msg = slog.LevelInfo, "skipped", "reflection: reflector skipped the failure"
 	}
 	attrs := d.failureAttrs(r, level, d.callAttrs(r, r.Attempt(), slog.String("error_kind", kind)))
 	attrs = d.sensitive(attrs, level, "error", ErrorText(err))
-	emit(ctx, l, level, "reflection: reflector failed", attrs...)
+	emit(ctx, l, level, msg, attrs...)
 }
 
 // logDecision logs what the machine decided: a retry at Debug, any end of

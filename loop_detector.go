@@ -173,7 +173,7 @@ func callDigest(call ToolCall) digest {
 	h := sha256.New()
 	writeField(h, []byte(call.Name))
 	in := []byte(call.Input)
-	if canon, ok := canonicalJSON(in); ok {
+	if canon, ok := canonicalAppend(make([]byte, 0, len(in)), in); ok {
 		in = canon
 	}
 	writeField(h, in)

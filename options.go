@@ -51,23 +51,41 @@ func WithObserver(o Observer) Option {
 // WithToolChangeFilter restricts the tools a ToolChange correction may switch
 // to: allow(from, to) must return true, or the correction is dropped with a
 // warning and the retry runs the current tool. Use it to keep a model's
-// suggestion away from destructive tools. nil means any tool the SchemaLookup
-// (if any) knows.
+// suggestion away from destructive tools. It and WithAllowedTools both
+// apply when both are given: a switch must pass each. nil means no filter:
+// any tool the SchemaLookup (if any) knows.
 func WithToolChangeFilter(allow func(from, to string) bool) Option {
-	return func(d *Driver) { d.allowTool = allow }
+	return func(d *Driver) { d.toolFilter = allow }
 }
 
-// WithAllowedTools is WithToolChangeFilter with an allow-list: a ToolChange
-// may switch only to one of names.
+// WithAllowedTools restricts a ToolChange to the tools named: a switch to
+// any other is dropped, as WithToolChangeFilter drops one (and both apply
+// when both are given). Given again, the later list replaces the earlier;
+// no names allows no switch at all.
 func WithAllowedTools(names ...string) Option {
 	set := make(map[string]struct{}, len(names))
 	for _, n := range names {
 		set[n] = struct{}{}
 	}
-	return WithToolChangeFilter(func(_, to string) bool {
-		_, ok := set[to]
-		return ok
-	})
+	return func(d *Driver) { d.toolList = set }
+}
+
+// toolChangeRule is the one rule WithToolChangeFilter and WithAllowedTools
+// make together; nil when neither was given.
+func toolChangeRule(list map[string]struct{}, filter func(from, to string) bool) func(from, to string) bool {
+	switch {
+	case list == nil:
+		return filter
+	case filter == nil:
+		return func(_, to string) bool {
+			_, ok := list[to]
+			return ok
+		}
+	}
+	return func(from, to string) bool {
+		_, ok := list[to]
+		return ok && filter(from, to)
+	}
 }
 
 // WithMaxCorrectedInput sets the largest InputFix, in bytes, the Driver

@@ -52,7 +52,7 @@ type Recovery struct {
 	mayActed      int                               // dispatches that failed after a guarded tool may have acted
 	anyAmbiguous  bool                              // some dispatch failed after its tool may have acted
 	lastAmbiguous ToolCall                          // the latest such dispatch, as it ran
-	acted         [MaxRecoveryAttempts + 1]ToolCall // per guarded tool, its latest dispatch that may have acted
+	acted         [MaxRecoveryAttempts + 1]ToolCall // the dispatches of guarded tools that may have acted, in order
 	nacted        int
 	verifying     ToolCall       // what the pending VerifyStep asks about
 	verifyKey     string         // its idempotency key

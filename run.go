@@ -75,21 +75,16 @@ func (d *Driver) drive(ctx context.Context, call ToolCall, dispatch DispatchFunc
 		for {
 			switch r.pending() {
 			case phaseDispatch:
-				if ctx.Err() != nil {
-					rt.stop()
+				if rt.ended() {
 					continue
 				}
 				callDispatch(ctx, r.running(), dispatch, &rt.o)
 				r.dispatched(&rt.o, time.Time{}, time.Time{})
-				if r.pending() == phaseAnalyze && ctx.Err() != nil {
-					rt.stop()
-				}
+				rt.stoppedAfterFailure()
 			case phaseAnalyze:
 				analyze(ctx, rt.reflector, r.failure(), r.answer())
 				r.analyzed()
-				if ctx.Err() != nil {
-					rt.stop()
-				}
+				rt.ended()
 			case phaseWait:
 				step := r.waitStep()
 				if err := d.wait(ctx, step.Attempt, step.Delay); err != nil {

@@ -1,6 +1,7 @@
 package reflection
 
 import (
+	"context"
 	"log/slog"
 	"time"
 )
@@ -13,15 +14,17 @@ import (
 // workflow code, state shared between calls). Fields are nil or zero when
 // the option was not given.
 type RuntimeOptions struct {
-	Reflector      Reflector           // WithReflector; nil: NoopReflector
-	Asker          Asker               // WithAsker
-	Observer       *Observer           // WithObserver: a copy of the hooks
-	Logger         *slog.Logger        // WithLogger
-	Redactor       func(string) string // WithRedactor
-	AttemptTimeout time.Duration       // WithAttemptTimeout
-	Health         *Health             // WithHealth
-	RetryBudget    *RetryBudget        // WithRetryBudget
-	LoopDetection  bool                // WithLoopDetection
+	Reflector      Reflector                                                             // WithReflector; nil: NoopReflector
+	Asker          Asker                                                                 // WithAsker
+	Observer       *Observer                                                             // WithObserver: a copy of the hooks
+	Logger         *slog.Logger                                                          // WithLogger
+	Redactor       func(string) string                                                   // WithRedactor
+	AttemptTimeout time.Duration                                                         // WithAttemptTimeout
+	Health         *Health                                                               // WithHealth
+	RetryBudget    *RetryBudget                                                          // WithRetryBudget
+	LoopDetection  bool                                                                  // WithLoopDetection
+	EffectMemory   *EffectMemory                                                         // the Driver's memory (WithEffects; WithEffectMemory)
+	Verifier       func(ctx context.Context, call ToolCall) (Verdict, ToolResult, error) // WithVerifier: what a VerifyStep asks
 }
 
 // RuntimeOptions returns d's runtime options (see RuntimeOptions). A nil d
@@ -33,6 +36,7 @@ func (d *Driver) RuntimeOptions() RuntimeOptions {
 	o := RuntimeOptions{
 		Reflector: d.reflector, Asker: d.asker, Logger: d.logger, Redactor: d.redact,
 		AttemptTimeout: d.attemptTimeout, Health: d.health, RetryBudget: d.budget, LoopDetection: d.detection,
+		EffectMemory: d.memory, Verifier: d.verifier,
 	}
 	if d.observer != nil {
 		obs := *d.observer

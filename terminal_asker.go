@@ -184,11 +184,26 @@ func cutPoint(b []byte, limit int) int {
 // never approves.
 func parseAnswer(r lineRead) Answer {
 	if r.dropped > 0 {
-		return Answer{Reply: r.line + "…[truncated " + strconv.Itoa(r.dropped) + " bytes]"}
+		return Answer{Reply: truncatedReply(r.line, r.dropped)}
 	}
 	switch strings.ToLower(strings.TrimSpace(r.line)) {
 	case "y", "yes":
 		return Answer{Approve: true}
 	}
 	return Answer{Reply: r.line}
+}
+
+// truncatedReply is the reply of a line cut short: as much of it as fits in
+// maxReplyBytes beside the note of how many bytes were left out, so the
+// reply, note included, is never longer than the cap.
+func truncatedReply(line string, dropped int) string {
+	b := []byte(line)
+	keep := len(b)
+	for {
+		note := "…[truncated " + strconv.Itoa(len(b)+dropped-keep) + " bytes]"
+		if keep+len(note) <= maxReplyBytes || keep == 0 {
+			return string(b[:keep]) + note
+		}
+		keep = cutPoint(b, max(maxReplyBytes-len(note), 0))
+	}
 }

@@ -26,6 +26,13 @@ func formatQuestion(q Question) string {
 	fmt.Fprintf(&b, "  tool:        %s\n", shownName(q.Call.Name))
 	fmt.Fprintf(&b, "  input:       %s\n", shownInput(q.Call.Input))
 	fmt.Fprintf(&b, "  failure:     %s\n", shownText(q.Failure.Error))
+	if q.Dispatches > 0 {
+		fmt.Fprintf(&b, "  dispatches:  %d so far", q.Dispatches)
+		if q.MayHaveActed > 0 {
+			fmt.Fprintf(&b, ", %d of them may already have taken effect", q.MayHaveActed)
+		}
+		b.WriteByte('\n')
+	}
 	if q.Analysis.RootCause != "" {
 		fmt.Fprintf(&b, "  root cause:  %s\n", shownText(q.Analysis.RootCause))
 	}

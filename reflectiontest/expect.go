@@ -135,6 +135,7 @@ type expect struct {
 	errs        []errWant            // Failure.Err of each failed attempt
 	strategy    []int                // the attempts the strategy is asked about
 	questions   []question
+	verified    []reflection.ToolCall // what the verifier is asked about, in order
 	filterCalls [][2]string
 	corrected   []bool // per InputFix, ToolChange or human input: applied?
 	dropped     int    // corrections dropped (warn logs)

@@ -478,8 +478,31 @@ func generate(seed uint64, index int) *Scenario {
 			st.action = reflection.Retry{Delay: drawDelay(r)}
 		}
 	}
+	if s.effects != nil && r.IntN(3) == 0 {
+		s.verifier = true
+		for i := range s.verdicts {
+			s.verdicts[i] = verdictDraw(r.IntN(int(numVerdicts)))
+		}
+	}
 	return s
 }
+
+// verdictDraw is what the scenario's verifier answers (WithVerifier).
+type verdictDraw uint8
+
+const (
+	verdictUnknownDraw    verdictDraw = iota // VerdictUnknown
+	verdictNotAppliedDraw                    // VerdictNotApplied
+	verdictAppliedDraw                       // VerdictApplied, with a result
+	verdictErrorDraw                         // an error (with VerdictApplied: the error wins)
+	verdictPanicDraw                         // a panic
+	numVerdicts
+)
+
+var verdictDrawNames = [...]string{"unknown", "not_applied", "applied", "error", "panic"}
+
+// verifiedContent is what the verifier's VerdictApplied result says.
+const verifiedContent = "found: the effect happened"
 
 // limit takes out of s what the runtime cannot do.
 func (s *Scenario) limit(l *suite) {

@@ -28,14 +28,16 @@ type model struct {
 	left []reflection.ToolCall
 
 	breakers map[string]*breaker
-	counted  map[string]bool     // the tools this call's failures have counted on
-	probe    bool                // the dispatch under way is a half-open breaker's probe
-	cost     int                 // the budget tokens the latest charged wait took
-	unsent   bool                // those tokens were taken and the retry has not been dispatched
-	acted    map[string]bool     // the guarded tools whose dispatch failed after they may have acted
-	mayActed int                 // how many dispatches did
-	results  map[string]int      // the loop detector: how often each result came back
-	byCall   map[string][]string // the loop detector: the results of each call
+	counted  map[string]bool       // the tools this call's failures have counted on
+	probe    bool                  // the dispatch under way is a half-open breaker's probe
+	cost     int                   // the budget tokens the latest charged wait took
+	unsent   bool                  // those tokens were taken and the retry has not been dispatched
+	acted    []reflection.ToolCall // the dispatches of guarded tools that failed after they may have acted
+	mayActed int                   // how many dispatches did
+	ambig    bool                  // the current failure may have come after the tool acted
+	about    reflection.ToolCall   // the call a pending verification asks about
+	results  map[string]int        // the loop detector: how often each result came back
+	byCall   map[string][]string   // the loop detector: the results of each call
 }
 
 // planned is the call the next attempt would make with the analysis'
@@ -46,7 +48,7 @@ type planned struct {
 }
 
 func (s *Scenario) model() expect {
-	m := &model{s: s, cur: s.Call, breakers: map[string]*breaker{}, counted: map[string]bool{}, acted: map[string]bool{},
+	m := &model{s: s, cur: s.Call, breakers: map[string]*breaker{}, counted: map[string]bool{},
 		results: map[string]int{}, byCall: map[string][]string{}}
 	m.w.tokens = s.budget
 	if s.hasDeadline && s.deadline <= 0 {
@@ -99,8 +101,9 @@ func (m *model) run() {
 		}
 		m.w.texts = append(m.w.texts, st.failureText(m.cur.Name))
 		m.w.errs = append(m.w.errs, st.errWant())
-		if s.effects != nil && st.does.ambiguous() && guarded(s.effectOf(m.cur.Name)) {
-			m.acted[m.cur.Name] = true
+		m.ambig = st.does.ambiguous()
+		if s.effects != nil && m.ambig && guarded(s.effectOf(m.cur.Name)) {
+			m.acted = append(m.acted, m.cur)
 			m.mayActed++
 		}
 		if m.ctxEnd != hardNone { // step 2: no Reflector once the caller has gone
@@ -134,6 +137,9 @@ func (m *model) run() {
 			m.stop()
 			return
 		}
+		for v.kind == verdictVerify {
+			v = m.verified(st, action, valid)
+		}
 		var human json.RawMessage
 		switch v.kind {
 		case verdictEnd:
@@ -157,9 +163,10 @@ func (m *model) run() {
 type verdictKind int
 
 const (
-	verdictRetry verdictKind = iota // wait, then retry
-	verdictAsk                      // an AskUser: a human, or the soft AskUser end
-	verdictEnd                      // the call ends
+	verdictRetry  verdictKind = iota // wait, then retry
+	verdictAsk                       // an AskUser: a human, or the soft AskUser end
+	verdictEnd                       // the call ends
+	verdictVerify                    // the effect guard asks the verifier first
 )
 
 // verdict is the machine's reading of the strategy's action, by its own
@@ -188,6 +195,9 @@ func (m *model) rules(st *step, action reflection.RecoveryAction, valid bool) ve
 		case m.attempt == reflection.MaxRecoveryAttempts:
 			return verdict{kind: verdictEnd, hard: hardExhausted, outcome: reflection.OutcomeExhausted, reason: reflection.ReasonCeiling}
 		case m.effectRefuses(st):
+			if m.s.verifier {
+				return verdict{kind: verdictVerify}
+			}
 			return verdict{kind: verdictAsk, effect: true}
 		case m.hint > m.hintCap():
 			return end(reflection.OutcomeFailed, reflection.ReasonHintOverCap)
@@ -441,19 +451,21 @@ func (m *model) inputFits(in json.RawMessage) bool {
 // after an ambiguous failure, a tool that is not idempotent is not retried
 // blindly, and a keyed tool only with the same tool and input.
 func (m *model) effectRefuses(st *step) bool {
-	if m.s.effects == nil || !st.does.ambiguous() && len(m.acted) == 0 {
+	if m.s.effects == nil || !m.ambig && len(m.acted) == 0 {
 		return false
 	}
 	next := m.cur
 	if c := st.analysis.Correction; c != nil && changesCall(c) {
 		next = m.planFor(c).next
 	}
-	if m.acted[next.Name] {
+	if i := m.latestActed(next.Name); i >= 0 {
+		m.about = m.acted[i]
 		return true
 	}
-	if !st.does.ambiguous() {
+	if !m.ambig {
 		return false
 	}
+	m.about = m.cur
 	switch m.s.effectOf(m.cur.Name) {
 	case reflection.EffectReadOnly, reflection.EffectIdempotent:
 		return false
@@ -461,6 +473,48 @@ func (m *model) effectRefuses(st *step) bool {
 		return !sameCall(next, m.cur)
 	}
 	return true
+}
+
+// verified is the verifier's answer to the effect guard's question: the
+// scenario's next verdict. Applied ends the call succeeded with what the
+// verifier found; not applied takes back that the call in question may
+// have acted, and the rules go on; anything else is the guard's question.
+func (m *model) verified(st *step, action reflection.RecoveryAction, valid bool) verdict {
+	k := len(m.w.verified)
+	m.w.verified = append(m.w.verified, m.about)
+	switch m.s.verdicts[min(k, len(m.s.verdicts)-1)] {
+	case verdictAppliedDraw:
+		m.w.success = reflection.ToolResult{ID: m.s.Call.ID, Content: verifiedContent}
+		if m.s.budget > 0 {
+			give := m.cost
+			if m.attempt == 0 {
+				give = 1
+			}
+			m.w.tokens = min(m.w.tokens+give, m.s.budget)
+		}
+		return verdict{kind: verdictEnd, outcome: reflection.OutcomeSucceeded}
+	case verdictNotAppliedDraw:
+		if i := m.latestActed(m.about.Name); i >= 0 {
+			m.acted = append(m.acted[:i], m.acted[i+1:]...)
+			m.mayActed--
+		}
+		if sameCall(m.about, m.cur) {
+			m.ambig = false
+		}
+		return m.rules(st, action, valid)
+	}
+	return verdict{kind: verdictAsk, effect: true}
+}
+
+// latestActed is the index in m.acted of tool's latest dispatch that may
+// have acted, or -1.
+func (m *model) latestActed(tool string) int {
+	for i := len(m.acted) - 1; i >= 0; i-- {
+		if m.acted[i].Name == tool {
+			return i
+		}
+	}
+	return -1
 }
 
 // guarded says whether the effect guard holds back a tool with effect e

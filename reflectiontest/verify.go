@@ -23,7 +23,8 @@ type observed struct {
 	failures    []reflection.Failure
 	strategy    [][2]int // attempt, maxAttempts
 	questions   []reflection.Question
-	approved    map[int]bool // the attempts whose question a human approved
+	approved    map[int]bool   // the attempts whose question a human approved
+	verified    []verification // what the verifier was asked, in order
 	filterCalls [][2]string
 	corrected   []bool
 	finished    []reflection.CallEnd // what Observer.Finished saw (Outcome and Reason unset)
@@ -89,22 +90,22 @@ func (s *Scenario) verifyInvariants(t *testing.T, o *observed) {
 	// After an ambiguous failure, a tool that is not idempotent runs again
 	// only with a human's approval, and a keyed tool only unchanged; once a
 	// guarded tool failed ambiguously, every later dispatch of it in the
-	// call follows an approval given just before it.
+	// call follows an approval given just before it. A verifier's "not
+	// applied" takes the failure in question back: as if it had no effect.
+	uncleared := s.unclearedActs(o)
 	for k := 0; k+1 < len(o.dispatched) && k < len(s.steps); k++ {
 		call, next := o.dispatched[k], o.dispatched[k+1]
 		if o.approved[k] {
 			continue
 		}
-		if e := s.effectOf(next.Name); e == reflection.EffectNonIdempotent || e == reflection.EffectUndeclared {
-			for j := 0; j <= k && j < len(s.steps); j++ {
-				if o.dispatched[j].Name == next.Name && s.steps[j].does.ambiguous() {
-					t.Errorf("effects: tool %q (%v) failed ambiguously at attempt %d and ran again at attempt %d without an approval just before",
-						next.Name, e, j, k+1)
-					break
-				}
+		for _, j := range uncleared[k] {
+			if o.dispatched[j].Name == next.Name {
+				t.Errorf("effects: tool %q failed ambiguously at attempt %d and ran again at attempt %d without an approval just before",
+					next.Name, j, k+1)
+				break
 			}
 		}
-		if !s.steps[k].does.ambiguous() {
+		if !s.steps[k].does.ambiguous() || s.notApplied(o, k) {
 			continue
 		}
 		switch e := s.effectOf(call.Name); e {
@@ -174,6 +175,14 @@ func (s *Scenario) verifyCourse(t *testing.T, w *expect, o *observed) {
 	}
 	if s.filterFn && !reflect.DeepEqual(o.filterCalls, w.filterCalls) {
 		t.Errorf("tool-change filter calls %v, want %v", o.filterCalls, w.filterCalls)
+	}
+	if len(o.verified) != len(w.verified) {
+		t.Errorf("the verifier was asked %d times, want %d", len(o.verified), len(w.verified))
+	}
+	for i := range min(len(o.verified), len(w.verified)) {
+		if got, want := o.verified[i].call, w.verified[i]; !sameCall(got, want) {
+			t.Errorf("verification %d is about %s %s, want %s %s", i, got.Name, got.Input, want.Name, want.Input)
+		}
 	}
 	if len(o.questions) != len(w.questions) {
 		t.Errorf("a human was asked %d times, want %d", len(o.questions), len(w.questions))
@@ -537,4 +546,54 @@ func (h *logRecorder) text() string {
 		sb.WriteByte('\n')
 	}
 	return sb.String()
+}
+
+// verification is one question the verifier was asked: about which call,
+// after which attempt.
+type verification struct {
+	attempt int
+	call    reflection.ToolCall
+}
+
+// unclearedActs returns, for each attempt k, the earlier dispatches (k
+// included) of guarded tools that failed ambiguously and that no verifier
+// took back by the end of attempt k, as the machine keeps them: a
+// verification is about the latest such dispatch of its call's tool.
+func (s *Scenario) unclearedActs(o *observed) map[int][]int {
+	out := map[int][]int{}
+	var acts []int
+	n := 0
+	for k := 0; k < len(o.dispatched) && k < len(s.steps); k++ {
+		if s.steps[k].does.ambiguous() {
+			if e := s.effectOf(o.dispatched[k].Name); e == reflection.EffectNonIdempotent || e == reflection.EffectUndeclared {
+				acts = append(acts, k)
+			}
+		}
+		for ; n < len(o.verified) && o.verified[n].attempt == k; n++ {
+			if s.verdicts[min(n, len(s.verdicts)-1)] != verdictNotAppliedDraw {
+				continue
+			}
+			for i := len(acts) - 1; i >= 0; i-- {
+				if o.dispatched[acts[i]].Name == o.verified[n].call.Name {
+					acts = append(acts[:i:i], acts[i+1:]...)
+					break
+				}
+			}
+		}
+		out[k] = append([]int(nil), acts...)
+	}
+	return out
+}
+
+// notApplied reports whether a verifier said, after attempt k, that the
+// failed attempt in question did not act: as good as an approval.
+func (s *Scenario) notApplied(o *observed, k int) bool {
+	n := 0
+	for _, v := range o.verified {
+		if v.attempt == k && s.verdicts[min(n, len(s.verdicts)-1)] == verdictNotAppliedDraw {
+			return true
+		}
+		n++
+	}
+	return false
 }

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/loopctl-go/reflection"
 )
@@ -175,22 +176,123 @@ func checked(fn string, cs []Condition) []Condition {
 // phrases holds when the lower-cased text contains any of needles, which
 // must be lower case already (the stock table's cheap test).
 func (s *needleSet) phrases(needles ...string) Condition {
+	mask := maskOf(s.add(needles...))
+	return Condition{match: func(v *failureView) bool {
+		return mask.any(v.needlesFound(s))
+	}}
+}
+
+// pattern holds when the lower-cased text contains one of needles and re,
+// written for lower-case text, matches near one of their occurrences: in
+// the patternReach bytes on either side of it (the stock table's precise
+// test, behind a cheap one). Every match of re must contain one of needles
+// and stay within that reach of it; a match can then be looked for in a few
+// hundred bytes around each occurrence instead of in the whole text, so a
+// pattern costs the same on a long text as on a short one. At most
+// maxOccurrences occurrences of each needle are tried.
+func (s *needleSet) pattern(re string, needles ...string) Condition {
+	compiled := regexp.MustCompile(re)
 	ids := s.add(needles...)
+	mask := maskOf(ids)
+	needles = slices.Clone(needles)
 	return Condition{match: func(v *failureView) bool {
 		found := v.needlesFound(s)
-		for _, id := range ids {
-			if found.has(id) {
-				return true
+		if !mask.any(found) {
+			return false
+		}
+		for k, id := range ids {
+			if !found.has(id) {
+				continue
+			}
+			needle := needles[k]
+			for from, tries := 0, 0; tries < maxOccurrences; tries++ {
+				i := strings.Index(v.lower[from:], needle)
+				if i < 0 {
+					break
+				}
+				at := from + i
+				window := v.lower[max(0, at-patternReach):min(len(v.lower), at+len(needle)+patternReach)]
+				if compiled.MatchString(window) {
+					return true
+				}
+				from = at + 1
 			}
 		}
 		return false
 	}}
 }
 
-// pattern holds when the lower-cased text contains one of needles and then
-// matches re, written for lower-case text (the stock table's precise test,
-// behind a cheap one).
-func (s *needleSet) pattern(re string, needles ...string) Condition {
+// startingAt holds when re, which must begin with ^ and one of needles,
+// matches from an occurrence of one of needles that does not continue a
+// word: a pattern read from its first word, so each try costs a few steps.
+func (s *needleSet) startingAt(re string, needles ...string) Condition {
+	return s.anchored(re, false, needles)
+}
+
+// endingAt holds when re, which must end with one of needles and $,
+// matches up to an occurrence of one of needles that no word continues:
+// a pattern read back from its last word.
+func (s *needleSet) endingAt(re string, needles ...string) Condition {
+	return s.anchored(re, true, needles)
+}
+
+func (s *needleSet) anchored(re string, atEnd bool, needles []string) Condition {
+	compiled := regexp.MustCompile(re)
+	ids := s.add(needles...)
+	mask := maskOf(ids)
+	needles = slices.Clone(needles)
+	return Condition{match: func(v *failureView) bool {
+		found := v.needlesFound(s)
+		if !mask.any(found) {
+			return false
+		}
+		lower := v.lower
+		for k, id := range ids {
+			if !found.has(id) {
+				continue
+			}
+			needle := needles[k]
+			for from, tries := 0, 0; tries < maxOccurrences; tries++ {
+				i := strings.Index(lower[from:], needle)
+				if i < 0 {
+					break
+				}
+				at, end := from+i, from+i+len(needle)
+				from = at + 1
+				var window string
+				if atEnd {
+					if end < len(lower) && isWordByte(lower[end]) {
+						continue
+					}
+					window = lower[max(0, at-anchoredReach):end]
+				} else {
+					if at > 0 && isWordByte(lower[at-1]) {
+						continue
+					}
+					window = lower[at:min(len(lower), end+anchoredReach)]
+				}
+				if compiled.MatchString(window) {
+					return true
+				}
+			}
+		}
+		return false
+	}}
+}
+
+// patternReach is how far from its needle a match of a pattern may reach,
+// anchoredReach the same for one anchored at its needle (startingAt,
+// endingAt), and maxOccurrences how many occurrences of one needle a
+// pattern tries.
+const (
+	patternReach   = 160
+	anchoredReach  = 96
+	maxOccurrences = 16
+)
+
+// patternWhole is pattern for a regular expression that must see the whole
+// text (one anchored at its end).
+func (s *needleSet) patternWhole(re string, needles ...string) Condition {
 	compiled := regexp.MustCompile(re)
 	cheap := s.phrases(needles...)
 	return Condition{match: func(v *failureView) bool {
@@ -202,14 +304,11 @@ func (s *needleSet) pattern(re string, needles ...string) Condition {
 // authScanLimit) contains any of needles, in either case; s must be a set
 // with foldCase.
 func (s *needleSet) phrasesBeyondWindow(needles ...string) Condition {
-	ids := s.add(needles...)
+	mask := maskOf(s.add(needles...))
 	return Condition{match: func(v *failureView) bool {
-		found := v.needlesFoundBeyondWindow(s)
-		for _, id := range ids {
-			if found.has(id) {
-				return true
-			}
+		if len(v.full) <= scanLimit {
+			return false // the window holds the whole text
 		}
-		return false
+		return mask.any(v.needlesFoundBeyondWindow(s))
 	}}
 }

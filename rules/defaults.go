@@ -66,6 +66,8 @@ var stockRules = sync.OnceValue(func() []Rule {
 			"A human must fix the key, token or permissions; retrying the same call cannot succeed."
 		quotaGuidance = "The account's quota or billing limit is used up. " +
 			"A human must raise the limit or add credit; retrying before that cannot succeed."
+		expiredGuidance = "The access token or session expired again after a retry, so the client is not renewing it. " +
+			"A human must fix the token refresh or sign in again; retrying the same call cannot succeed."
 		certificateGuidance = "The server's TLS certificate could not be verified (an unknown authority, " +
 			"an expired certificate, one issued for another name) or the server refused the client's. " +
 			"A human must fix the certificate or the trust store; retrying cannot succeed."
@@ -80,21 +82,35 @@ var stockRules = sync.OnceValue(func() []Rule {
 	beyond := &needleSet{foldCase: true}
 	defer beyond.compile()
 
-	rateLimited := rateLimitWording(n)
-	quota := quotaWording(n)
+	period := ratePeriod(n)
+	rateLimited := rateLimitWording(n, period)
+	quota := quotaWording(n, rateLimited, period)
 	permanent := Any(tooLargeWording(n), quota)
+	rejected := credentialsRejected(n, beyond)
+	expired := expiredToken(n)
+	onlyExpired := All(expired, Not(rejected))
 
 	return []Rule{
-		// Rejected credentials and refused permissions come first, typed or
-		// written anywhere in the text: no transient word beside them (a
-		// 503, "try again later", "connection reset", a timeout) makes a
-		// retry of the same credentials safe, and retrying them can lock
-		// the account.
+		// Credentials refused for good come first, typed or written
+		// anywhere in the text: no transient word beside them (a 503, "try
+		// again later", "connection reset", a timeout) makes a retry of the
+		// same credentials safe, and retrying them can lock the account.
 		{Name: "permission", When: ErrorIs(os.ErrPermission), Then: auth},
-		{Name: "http-status-auth", When: Any(errorStatus(401), All(errorStatus(403), Not(rateLimited))), Then: auth},
+		{Name: "http-status-auth", When: All(Any(errorStatus(401), All(errorStatus(403), Not(rateLimited))), Not(onlyExpired)),
+			Then: auth},
+		{Name: "credentials-rejected", When: rejected, Then: auth},
+		// A token that has only expired: most clients fetch a fresh one on
+		// the next request, so the first failure is worth one retry; a
+		// second means the client does not renew it.
+		{Name: "expired-token", When: expired,
+			Then: TransientOnce("the access token or session expired", expiredGuidance)},
+		// Cloudflare's rate-limit page (error 1015) is titled "Access
+		// denied" but asks the caller to slow down.
+		{Name: "cdn-rate-limit", When: All(n.phrases("error 1015"), rateLimited),
+			Then: Transient("the service is rate limiting the caller")},
 		{Name: "credential-timeout", When: credentialFetchTimedOut(n),
 			Then: Transient("fetching credentials timed out")},
-		{Name: "auth", When: Any(textStatus(401), authWording(n), beyond.phrasesBeyondWindow(rejectionNeedles...)), Then: auth},
+		{Name: "auth", When: Any(textStatus(401), authWording(n), rejected, beyond.phrasesBeyondWindow(rejectionNeedles...)), Then: auth},
 		{Name: "untrusted-certificate", When: Any(n.phrases(untrustedCertificateNeedles...),
 			beyond.phrasesBeyondWindow(untrustedCertificateNeedles...)),
 			Then: Escalate("the server's TLS certificate is not trusted", certificateGuidance)},
@@ -129,10 +145,20 @@ var stockRules = sync.OnceValue(func() []Rule {
 			Then: Skip("the request is too large for the service; only a smaller request can succeed")},
 		{Name: "quota", When: quota,
 			Then: Escalate("the account's quota or billing limit is used up", quotaGuidance)},
+		{Name: "missing-program", When: missingProgram(n),
+			Then: Skip("the tool's program or a file it needs is missing; retrying cannot start it")},
 
 		// Text: transient failures.
 		{Name: "rate-limit", When: rateLimited, Then: Transient("the service is rate limiting the caller")},
 		{Name: "overloaded", When: overloadWording(n), Then: Transient("the service is overloaded or briefly unavailable")},
+		{Name: "failover", When: failoverWording(n),
+			Then: Transient("the service is electing a leader or short of live replicas")},
+		{Name: "at-capacity", When: capacityWording(n),
+			Then: Transient("the service is at capacity for now")},
+		{Name: "concurrent-change", When: conflictWording(n),
+			Then: Transient("a concurrent change or operation got in the way; the same call can run again")},
+		{Name: "connection-lost", When: closedConnectionWording(n),
+			Then: Transient("the connection or channel was closed under the call")},
 		{Name: "retry-hint", When: Condition{match: func(v *failureView) bool {
 			_, ok := v.retryAfter()
 			return ok

@@ -1,7 +1,9 @@
 package rules
 
 import (
+	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/loopctl-go/reflection"
 )
@@ -29,10 +31,11 @@ const authScanLimit = 64 << 10
 // the rules read an error as the Driver does: every method call guarded,
 // every walk of the chain bounded.
 type failureView struct {
-	f     *reflection.Failure
-	full  string // the failure text as given
-	text  string // the failure text, cut to the scan window
-	lower string // text with ASCII letters lower-cased; same offsets as text
+	fcopy reflection.Failure  // the failure, copied so the view owns it
+	f     *reflection.Failure // &fcopy
+	full  string              // the failure text as given
+	text  string              // the failure text, cut to the scan window
+	lower string              // text with ASCII letters lower-cased; same offsets as text
 	now   func() time.Time
 
 	errStatusDone bool
@@ -52,25 +55,83 @@ type failureView struct {
 	middleFound     foundNeedles
 }
 
-func newFailureView(f *reflection.Failure, now func() time.Time) failureView {
+// viewState is a failureView with the room its texts need, kept in a pool
+// and reused, so an Analyze allocates nothing of its own on a miss: the
+// window of a long text and the lower-cased copy of a text with capitals
+// are written into these arrays, not into new strings.
+//
+// The view's text and lower strings share the arrays' memory, which the
+// next Analyze overwrites: nothing derived from them may outlive the Analyze
+// that made them. The conditions read them and return a bool; the verdicts
+// return their own strings, never a piece of the failure text.
+type viewState struct {
+	view  failureView
+	text  [scanLimit + 1]byte
+	lower [scanLimit + 1]byte
+}
+
+var viewStates = sync.Pool{New: func() any { return new(viewState) }}
+
+// loadView returns a view of f from the pool; release hands it back.
+func loadView(f *reflection.Failure, now func() time.Time) (*viewState, *failureView) {
+	st := viewStates.Get().(*viewState)
+	st.view = failureView{fcopy: *f, now: now}
+	v := &st.view
+	v.f = &v.fcopy
 	text := f.Error
 	if text == "" && f.Err != nil {
 		text = reflection.ErrorText(f.Err)
 	}
-	window := scanWindow(text)
-	return failureView{f: f, full: text, text: window, lower: lowerASCII(window), now: now}
+	v.full = text
+	v.text = windowInto(st.text[:], text)
+	v.lower = lowerInto(st.lower[:], v.text)
+	return st, v
 }
 
-// scanWindow returns s, or its first and last scanHalf bytes joined by a
-// newline when s is longer than scanLimit.
-func scanWindow(s string) string {
+// release clears st of the failure it viewed and returns it to the pool.
+func (st *viewState) release() {
+	st.view = failureView{}
+	viewStates.Put(st)
+}
+
+// lowerInto returns s with its ASCII letters lower-cased: s itself when it
+// has none in upper case, else a string over buf, which must be at least as
+// long as s.
+func lowerInto(buf []byte, s string) string {
+	i := 0
+	for ; i < len(s); i++ {
+		if c := s[i]; 'A' <= c && c <= 'Z' {
+			break
+		}
+	}
+	if i == len(s) {
+		return s
+	}
+	b := buf[:len(s)]
+	copy(b, s)
+	for ; i < len(b); i++ {
+		if c := b[i]; 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+// windowInto returns s, or, when s is longer than scanLimit, its first and
+// last scanHalf bytes joined by a newline, as a string over buf, which must
+// hold scanLimit+1 bytes.
+func windowInto(buf []byte, s string) string {
 	if len(s) <= scanLimit {
 		return s
 	}
-	return s[:scanHalf] + "\n" + s[len(s)-scanHalf:]
+	n := copy(buf, s[:scanHalf])
+	buf[n] = '\n'
+	n++
+	n += copy(buf[n:], s[len(s)-scanHalf:])
+	return unsafe.String(&buf[0], n)
 }
 
-// beyondWindow returns the part of s that scanWindow leaves out, up to
+// beyondWindow returns the part of s that windowInto leaves out, up to
 // authScanLimit bytes from the start of s, widened by overlap bytes on each
 // side so that a word the window's edge cuts is read whole. It is "" when the
 // window holds all of s.

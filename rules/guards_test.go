@@ -275,7 +275,7 @@ func TestStatusInText(t *testing.T) {
 		text, want string
 	}{
 		{"upstream returned status code 502", "recoverable"},
-		{`401 {"error":"session expired"}`, "escalate"},
+		{`401 {"error":"login required"}`, "escalate"},
 		{"syntax error at line 502", "skipped"},
 	}
 	for _, tt := range tests {

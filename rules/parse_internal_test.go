@@ -2,6 +2,7 @@ package rules
 
 import (
 	"math"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
@@ -105,10 +106,13 @@ func TestLowerASCIIAndScanWindow(t *testing.T) {
 	s := "İSTANBUL"
 	assert.Len(t, lowerASCII(s), len(s), "offsets stay those of the original")
 
+	buf := make([]byte, scanLimit+1)
+	assert.Equal(t, "mixed Ä case", lowerInto(buf, "MiXeD Ä CaSe"), "lowerInto reads as lowerASCII does")
+	assert.Equal(t, "az", lowerInto(buf, "az"))
 	short := strings.Repeat("a", scanLimit)
-	assert.Equal(t, short, scanWindow(short))
+	assert.Equal(t, short, windowInto(buf, short))
 	long := "HEAD" + strings.Repeat("x", 3*scanLimit) + "TAIL"
-	w := scanWindow(long)
+	w := windowInto(buf, long)
 	assert.Len(t, w, scanLimit+1)
 	assert.True(t, strings.HasPrefix(w, "HEAD"))
 	assert.True(t, strings.HasSuffix(w, "TAIL"))
@@ -228,8 +232,8 @@ func FuzzEditDistanceWithin(f *testing.F) {
 }
 
 // TestNeedleSetLimits: a needle must be lower case, the set holds at most
-// maxNeedles needles, and its trie at most 1<<16 states (its ids are
-// uint16).
+// maxNeedles needles, and its trie at most 1<<15 states (an entry of its
+// table is a state and a bit in 16 bits).
 func TestNeedleSetLimits(t *testing.T) {
 	for _, n := range []string{"Abc", "abZ"} {
 		s := &needleSet{}
@@ -244,10 +248,10 @@ func TestNeedleSetLimits(t *testing.T) {
 	assert.Panics(t, func() { full.add("one more") })
 
 	widest := &needleSet{}
-	widest.add(strings.Repeat("a", 1<<16-1)) // with the root, 1<<16 states
+	widest.add(strings.Repeat("a", 1<<15-1)) // with the root, 1<<15 states
 	assert.NotPanics(t, widest.compile)
 	tooWide := &needleSet{}
-	tooWide.add(strings.Repeat("a", 1<<16))
+	tooWide.add(strings.Repeat("a", 1<<15))
 	assert.Panics(t, tooWide.compile)
 
 	folded := &needleSet{foldCase: true}
@@ -269,4 +273,36 @@ func TestSameToolName(t *testing.T) {
 		assert.False(t, sameToolName("", word))
 	}
 	assert.False(t, sameToolName("wget", "web_search"), "the same first letter is not the same name")
+}
+
+// TestNeedleScanLanes: reading a long text as four stretches at once finds
+// what one walk over it finds, a needle that straddles two stretches
+// included, wherever the needles stand.
+func TestNeedleScanLanes(t *testing.T) {
+	set := &needleSet{}
+	needles := []string{"connection reset", "reset", "deadline exceeded", "x", "rate limit reached for"}
+	set.add(needles...)
+	set.compile()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 500 {
+		n := 4*laneMin + rng.IntN(4000)
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = "abcdefgh -"[rng.IntN(10)]
+		}
+		// A needle across each quarter's start, and one at either end.
+		for _, at := range []int{0, n/4 - 3, n/2 - 7, 3*n/4 - 1, n - 20} {
+			nd := needles[rng.IntN(len(needles))]
+			if at >= 0 && at+len(nd) <= n {
+				copy(b[at:], nd)
+			}
+		}
+		text := string(b)
+		var lanes, one foundNeedles
+		set.scan(text, &lanes)
+		set.scanLaneFrom(text, 0, &one)
+		if lanes != one {
+			t.Fatalf("trial %d: four lanes found %v, one walk %v", trial, lanes, one)
+		}
+	}
 }

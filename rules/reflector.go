@@ -81,11 +81,12 @@ func (r *Reflector) Analyze(_ context.Context, f reflection.Failure) (reflection
 	if now == nil {
 		now = time.Now
 	}
-	v := newFailureView(&f, now)
+	st, v := loadView(&f, now)
+	defer st.release()
 	for i := range r.rules {
 		rule := &r.rules[i]
-		if holds(rule.when, &v) {
-			return answer(rule, &v)
+		if holds(rule.when, v) {
+			return answer(rule, v)
 		}
 	}
 	return reflection.FailureAnalysis{}, errNoMatch

@@ -3,6 +3,7 @@ package rules
 import (
 	"math"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -13,6 +14,13 @@ import (
 // a number with an optional unit word ("30 seconds", "5 min", "35").
 const delayPattern = `(?:((?:\d+(?:\.\d+)?(?:ns|us|µs|ms|h|m|s))+)\b|(\d+(?:\.\d+)?)\s*` +
 	`(milliseconds?|millis|msecs?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|hr|h)?\b)`
+
+// The words a sentence that asks for a wait starts with, and the pattern of
+// its start, up to the delay.
+var waitSentenceStarts = []string{"retry", "try again", "trying again", "try back", "wait", "reset", "available again"}
+
+const waitSentence = `^(?:(?:retry|retrying|try again|trying again|try back)(?: (?:this|the|your) (?:request|call|operation))?\s+(?:after|in)|` +
+	`wait(?:ing)?(?: for)?|resets?\s+in|available again\s+in)\s+(?:about |approximately |around |roughly |at least |~)?`
 
 // A hint is looked for only where one of its words occurs, and read from
 // there with an anchored pattern over the next hintWidth bytes: a text costs
@@ -51,12 +59,71 @@ var hintForms = []hintForm{
 		// A sentence that asks for a wait ("Please try again in 2.4s", "retry
 		// after 20 seconds", "Too Many Requests: retry after 35", "Please retry
 		// in 43.1s", "you may retry this request in 30 seconds", "wait 30
-		// seconds before").
-		starts: []string{"retry", "try again", "try back", "wait"},
-		re: regexp.MustCompile(`^(?:(?:retry|retrying|try again|try back)(?: (?:this|the|your) request)?\s+(?:after|in)|` +
-			`wait(?:ing)?(?: for)?)\s+(?:about |approximately |at least )?` + delayPattern),
+		// seconds before", "the limit resets in 3 minutes", "try again in 2
+		// minutes and 30 seconds").
+		starts: waitSentenceStarts,
+		re:     regexp.MustCompile(waitSentence + delayPattern + `(?:,?\s*(?:and\s+)?(\d+(?:\.\d+)?)\s*(seconds?|secs?|minutes?|mins?)\b)?`),
 		read: func(_, lower string, m []int, _ func() time.Time) (time.Duration, bool) {
-			return delayFromMatch(lower, m[2:])
+			d, ok := delayFromMatch(lower, m[2:])
+			if ok && m[8] >= 0 {
+				more, ok2 := parseDelay(lower[m[8]:m[9]], lower[m[10]:m[11]], "s")
+				if ok2 && d <= math.MaxInt64-more {
+					d += more
+				}
+			}
+			return d, ok
+		},
+	},
+	{
+		// A sentence that asks for a wait in words ("Please wait a few minutes
+		// before you try again", "try again in a minute", "retry in an
+		// hour"). The wait is read as the most a reader would take it for: a
+		// or an is 1, a couple 2, a few 3, several 5.
+		starts: waitSentenceStarts,
+		re: regexp.MustCompile(waitSentence + `(?:(a|an|one)\s+)?(?:(few|couple(?: of)?|several)\s+)?` +
+			`(seconds?|minutes?|hours?)\b`),
+		read: func(_, lower string, m []int, _ func() time.Time) (time.Duration, bool) {
+			if m[2] < 0 && m[4] < 0 {
+				return 0, false // "wait minutes": no count at all
+			}
+			count := 1
+			if m[4] >= 0 {
+				switch lower[m[4]] {
+				case 'c':
+					count = 2
+				case 'f':
+					count = 3
+				default: // several
+					count = 5
+				}
+			}
+			return parseDelay(strconv.Itoa(count), lower[m[6]:m[7]], "s")
+		},
+	},
+	{
+		// Hugging Face's loading model ("estimated_time": 20.0, in seconds).
+		starts: []string{"estimated_time"},
+		re:     regexp.MustCompile(`^estimated_time["']?\s*[:=]\s*["']?(\d+(?:\.\d+)?)`),
+		read: func(_, lower string, m []int, _ func() time.Time) (time.Duration, bool) {
+			return parseDelay(lower[m[2]:m[3]], "", "s")
+		},
+	},
+	{
+		// A rate limit's reset as a header: Discord's X-RateLimit-Reset-After
+		// (seconds), and X-RateLimit-Reset or RateLimit-Reset, seconds from
+		// now or, from 10^9 on, the Unix time of the reset (GitHub's).
+		starts: []string{"ratelimit-reset", "ratelimit_reset"},
+		re:     regexp.MustCompile(`^ratelimit[-_]reset([-_]after)?["']?\s*[:=]\s*["']?(\d+(?:\.\d+)?)\b`),
+		read: func(_, lower string, m []int, now func() time.Time) (time.Duration, bool) {
+			value := lower[m[4]:m[5]]
+			if m[2] < 0 && len(value) >= 10 && isDigits(value) {
+				unix, err := strconv.ParseInt(value, 10, 64)
+				if err != nil {
+					return 0, false
+				}
+				return max(time.Unix(unix, 0).Sub(now()), 0), true
+			}
+			return parseDelay(value, "", "s")
 		},
 	},
 	{
@@ -72,39 +139,88 @@ var hintForms = []hintForm{
 // delayValuePattern reads the start of a value that is a delay, not a date.
 var delayValuePattern = regexp.MustCompile(`^` + delayPattern)
 
-// retryAfterInText returns the first retry delay that the failure text
-// states. text is the original and lower its ASCII-lower-cased copy (same
-// offsets); an HTTP date is read from text, measured from now().
-func retryAfterInText(text, lower string, now func() time.Time) (time.Duration, bool) {
-	// Every form's first word holds "try" or "wait".
-	if !strings.Contains(lower, "try") && !strings.Contains(lower, "wait") {
-		return 0, false
+// hintRoots are short words that every start word of hintForms contains:
+// the text is searched for these few, and a form is tried only where one
+// of its start words stands around an occurrence.
+var hintRoots = []string{"try", "wait", "reset", "estimated_time", "available again"}
+
+// hintStart is a start word of a form, placed around its root: the word
+// begins offset bytes before the root's occurrence.
+type hintStart struct {
+	form   int
+	word   string
+	offset int
+}
+
+// hintStartsByRoot lists, for each of hintRoots, the start words that hold
+// it, in the order of hintForms.
+var hintStartsByRoot = func() [][]hintStart {
+	out := make([][]hintStart, len(hintRoots))
+	for f, form := range hintForms {
+		for _, word := range form.starts {
+			placed := false
+			for r, root := range hintRoots {
+				if i := strings.Index(word, root); i >= 0 {
+					out[r] = append(out[r], hintStart{form: f, word: word, offset: i})
+					placed = true
+					break
+				}
+			}
+			if !placed {
+				panic("rules: the hint start " + word + " holds none of hintRoots")
+			}
+		}
 	}
-	best, bestAt, found := time.Duration(0), len(lower)+1, false
-	for _, form := range hintForms {
-		for _, start := range form.starts {
-			for from := 0; from < bestAt; {
-				i := strings.Index(lower[from:], start)
-				if i < 0 {
-					break
+	return out
+}()
+
+// maxHintOffset is the farthest a start word begins before its root.
+var maxHintOffset = func() int {
+	n := 0
+	for _, starts := range hintStartsByRoot {
+		for _, st := range starts {
+			n = max(n, st.offset)
+		}
+	}
+	return n
+}()
+
+// retryAfterInText returns the first retry delay that the failure text
+// states: the one that starts earliest, and of two at the same place, the
+// one of the form listed first. text is the original and lower its
+// ASCII-lower-cased copy (same offsets); an HTTP date is read from text,
+// measured from now().
+func retryAfterInText(text, lower string, now func() time.Time) (time.Duration, bool) {
+	best, bestAt, bestForm, found := time.Duration(0), len(lower)+1, 0, false
+	for r, root := range hintRoots {
+		for from := 0; ; {
+			i := strings.Index(lower[from:], root)
+			if i < 0 {
+				break
+			}
+			p := from + i
+			from = p + 1
+			if p-maxHintOffset >= bestAt {
+				break // every later start would begin after the best
+			}
+			for _, st := range hintStartsByRoot[r] {
+				at := p - st.offset
+				if at < 0 || at > bestAt || (at == bestAt && st.form >= bestForm) || !strings.HasPrefix(lower[at:], st.word) {
+					continue
 				}
-				at := from + i
-				if at >= bestAt {
-					break
+				form := &hintForms[st.form]
+				m := form.re.FindStringSubmatchIndex(lower[at:min(len(lower), at+hintWidth)])
+				if m == nil {
+					continue
 				}
-				end := min(len(lower), at+hintWidth)
-				if m := form.re.FindStringSubmatchIndex(lower[at:end]); m != nil {
-					for k := range m {
-						if m[k] >= 0 {
-							m[k] += at
-						}
+				for k := range m {
+					if m[k] >= 0 {
+						m[k] += at
 					}
-					if d, ok := form.read(text, lower, m, now); ok {
-						best, bestAt, found = d, at, true
-						break
-					}
 				}
-				from = at + 1
+				if d, ok := form.read(text, lower, m, now); ok {
+					best, bestAt, bestForm, found = d, at, st.form, true
+				}
 			}
 		}
 	}
@@ -170,6 +286,16 @@ func parseDelay(number, unit, fallback string) (time.Duration, bool) {
 		return 0, false
 	}
 	return d, true
+}
+
+// isDigits reports whether s is one or more ASCII digits.
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // isDecimal reports whether s is digits with at most one decimal point.

@@ -71,6 +71,26 @@ func Escalate(cause, guidance string) Verdict {
 	}}
 }
 
+// TransientOnce answers Transient(cause) on a call's first failure
+// (Failure.Attempt 0) and Escalate(cause, guidance) on any later one: for a
+// failure that one retry usually cures and a second occurrence shows will
+// not, such as an expired access token, which most clients replace on the
+// next request. The analysis then depends on the attempt, so a cache that
+// does not tell attempts apart (reflection.NewCache) belongs after this
+// Reflector, not in front of it.
+func TransientOnce(cause, guidance string) Verdict {
+	first, later := Transient(cause), Escalate(cause, guidance)
+	return Verdict{compile: func(rule string) answerFunc {
+		onFirst, onLater := first.compile(rule), later.compile(rule)
+		return func(v *failureView) (reflection.FailureAnalysis, error) {
+			if v.f.Attempt <= 0 {
+				return onFirst(v)
+			}
+			return onLater(v)
+		}
+	}}
+}
+
 // Skip declines the failure: Analyze returns an error wrapping
 // reflection.ErrSkipped that names the rule and reason, and no later rule is
 // asked. Use it to keep a failure that looks familiar but is not (a Go

@@ -1,8 +1,7 @@
 package rules
 
 import (
-	"regexp"
-	"strconv"
+	"math"
 	"strings"
 )
 
@@ -36,16 +35,22 @@ func authWording(n *needleSet) Condition {
 // provided", "You have not provided a valid API Key", "forgot to include an
 // API key", "invalid value: api_key = ...", "API key has been disabled").
 func apiKeyTrouble(n *needleSet) Condition {
-	return n.pattern(`(?:invalid|incorrect|missing|expired|revoked|disabled|suspended|not (?:a )?valid|no valid|not provided|forgot to include|not found)\W+(?:\w+\W+){0,4}?api[ _-]?key\b|`+
-		`\bapi[ _-]?key\W+(?:\w+\W+){0,3}?(?:is |was |has )?(?:invalid|incorrect|missing|expired|revoked|disabled|suspended|deactivated|banned|blocked|not (?:valid|found|provided))`,
-		"api key", "api_key", "api-key", "apikey")
+	keys := []string{"api key", "api_key", "api-key", "apikey"}
+	return Any(
+		n.endingAt(`(?:invalid|incorrect|missing|expired|revoked|disabled|suspended|not (?:a )?valid|no valid|not provided|forgot to include|not found)\W+(?:\w+\W+){0,4}?api[ _-]?key$`,
+			keys...),
+		n.startingAt(`^api[ _-]?key\W+(?:\w+\W+){0,3}?(?:is |was |has )?(?:invalid|incorrect|missing|expired|revoked|disabled|suspended|deactivated|banned|blocked|not (?:valid|found|provided))`,
+			keys...),
+	)
 }
 
-// rejectionNeedles are the words that mean the credentials were rejected or
-// a permission refused, wherever they stand: the stock table looks for them
-// beyond the scan window too, and lets them win over any transient word
-// beside them (a 503 that says the account is suspended, an SSH
-// authentication failure followed by "connection reset").
+// rejectionNeedles are the words that mean the credentials were refused or
+// a permission denied, without saying why: a token that has only expired
+// is refused in the same words ("401 Unauthorized", "AccessDeniedException:
+// The security token included in the request is expired"), so these are
+// asked after the expired-token rule. The stock table looks for them beyond
+// the scan window too, and lets them win over any transient word beside
+// them.
 var rejectionNeedles = []string{
 	// Access and permission.
 	"access denied", "accessdenied", "access_denied", "access is denied",
@@ -53,23 +58,10 @@ var rejectionNeedles = []string{
 	"requested access to the resource is denied",
 	// Authentication.
 	"unauthenticated", "unauthorized", "authentication failed", "authenticationfailed",
-	"password authentication failed", "login failed for user", "bad credentials", "invalid credentials",
-	"invalid username or password", "username and password not accepted",
-	"unable to authenticate", "no supported methods remain", "too many authentication failures",
-	"must be logged in", "to provide credentials", "login was refused", "access_refused",
-	// Tokens and keys.
-	"invalid_grant", "invalid_client", "expiredtoken", "token has expired", "token is expired",
-	"token has been expired", "token has been revoked", "token_revoked", "expired token",
-	"incorrect api key", "invalid api key", "invalid_api_key", "api key not valid", "api_key_invalid",
-	"security token included in the request is", "invalidclienttokenid",
-	"signaturedoesnotmatch", "invalidaccesskeyid",
-	// Accounts.
-	"account has been suspended", "account is suspended", "account was suspended", "account suspended",
-	"store has been suspended", "project has been suspended", "consumer_suspended",
-	"account has been disabled", "account is disabled", "account has been deactivated", "account_deactivated",
-	"account_inactive", "organization has been disabled", "organization has been restricted",
-	"access was terminated", "service has been disabled in this account",
-	"subscription is disabled", "readonlydisabledsubscription",
+	"unable to authenticate", "must be logged in", "to provide credentials",
+	// Tokens.
+	"expiredtoken", "token has expired", "token is expired", "token has been expired", "expired token",
+	"security token included in the request is",
 }
 
 // authPhrases are the fixed words of authentication and permission
@@ -87,13 +79,14 @@ func authPhrases(n *needleSet) Condition {
 		// Authentication.
 		"authentication_error", "authenticationerror", "authentication required",
 		"requires authentication", "no pg_hba.conf entry", "noauth authentication required", "wrongpass",
+		"aadsts",
 		// Permission.
 		"not authorized", "authorizationfailed", "authorizationpermissionmismatch",
 		"insufficientpermissions", "insufficient permission", "does not have permission",
 		"do not have permission", "don't have permission", "missing permissions", "permission_error",
 		"missing access", "resource not accessible by", "must have admin rights",
-		"is forbidden: user", "operation not permitted", "eacces",
-	))
+		"is forbidden: user", "operation not permitted",
+	), n.pattern(`\beacces\b`, "eacces"))
 }
 
 // blockPage holds for the page a web application firewall or CDN answers a
@@ -125,14 +118,11 @@ func tooLargeWording(n *needleSet) Condition {
 	return Any(tooLargePhrases(n), Condition{match: requestExceedsLimit})
 }
 
-// requestExceedsLimitPattern reads the figures of a token or request rate
-// limit as OpenAI and Groq state them: "Limit 30000, Used 29937, Requested
-// 385", "Limit 7000, Used 0, Requested ~12903".
-var requestExceedsLimitPattern = regexp.MustCompile(`^limit:?\s*([\d,]+)(?:\s*/\s*\w+)?[,.;]?\s*(?:used:?\s*[\d,]+[,.;]?\s*)?requested:?\s*~?([\d,]+)`)
-
 // requestExceedsLimit holds when a rate limit's message shows that the
 // request alone asks for more than the whole limit: no wait can let it
-// through. The figures are read where the word "limit" occurs.
+// through. The figures are read where the word "limit" occurs, as OpenAI
+// and Groq state them: "Limit 30000, Used 29937, Requested 385", "Limit
+// 7000, Used 0, Requested ~12903".
 func requestExceedsLimit(v *failureView) bool {
 	if !strings.Contains(v.lower, "requested") {
 		return false
@@ -143,92 +133,242 @@ func requestExceedsLimit(v *failureView) bool {
 			return false
 		}
 		at := from + i
-		m := requestExceedsLimitPattern.FindStringSubmatch(v.lower[at:min(len(v.lower), at+80)])
-		if m != nil {
-			limit, err1 := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
-			requested, err2 := strconv.Atoi(strings.ReplaceAll(m[2], ",", ""))
-			return err1 == nil && err2 == nil && requested > limit
+		if limit, requested, ok := limitFigures(v.lower[at:min(len(v.lower), at+80)]); ok {
+			return requested > limit
 		}
 		from = at + 1
 	}
 }
 
+// limitFigures reads "limit[:] N[ / unit][,] [used[:] N[,]] requested[:]
+// [~]N" at the start of s, the numbers with or without thousands commas,
+// without allocating.
+func limitFigures(s string) (limit, requested int, ok bool) {
+	c := cursor(strings.TrimPrefix(s, "limit"))
+	c.skip(":")
+	c.spaces()
+	if limit, ok = c.number(); !ok {
+		return 0, 0, false
+	}
+	// An optional unit: "Limit 30000 / min".
+	unit := c
+	unit.spaces()
+	if unit.skip("/") {
+		unit.spaces()
+		if unit.word() {
+			c = unit
+		}
+	}
+	c.punct()
+	c.spaces()
+	if c.skip("used") {
+		c.skip(":")
+		c.spaces()
+		if _, ok := c.number(); !ok {
+			return 0, 0, false
+		}
+		c.punct()
+		c.spaces()
+	}
+	if !c.skip("requested") {
+		return 0, 0, false
+	}
+	c.skip(":")
+	c.spaces()
+	c.skip("~")
+	requested, ok = c.number()
+	return limit, requested, ok
+}
+
+// cursor is the rest of a text being read by limitFigures.
+type cursor string
+
+// skip consumes prefix when the text starts with it.
+func (c *cursor) skip(prefix string) bool {
+	if strings.HasPrefix(string(*c), prefix) {
+		*c = (*c)[len(prefix):]
+		return true
+	}
+	return false
+}
+
+// punct consumes one comma, full stop or semicolon, if the text starts
+// with one.
+func (c *cursor) punct() {
+	if len(*c) > 0 && ((*c)[0] == ',' || (*c)[0] == '.' || (*c)[0] == ';') {
+		*c = (*c)[1:]
+	}
+}
+
+// spaces consumes white space and reports whether there was any.
+func (c *cursor) spaces() bool {
+	n := 0
+	for n < len(*c) && ((*c)[n] == ' ' || (*c)[n] == '\t' || (*c)[n] == '\n' || (*c)[n] == '\r') {
+		n++
+	}
+	*c = (*c)[n:]
+	return n > 0
+}
+
+// word consumes letters, digits and underscores and reports whether there
+// were any.
+func (c *cursor) word() bool {
+	n := 0
+	for n < len(*c) && isWordByte((*c)[n]) {
+		n++
+	}
+	*c = (*c)[n:]
+	return n > 0
+}
+
+// number consumes digits and the commas between them and returns their
+// value; it fails on no digit or a value too large for an int.
+func (c *cursor) number() (int, bool) {
+	n, value, digits := 0, 0, 0
+	for n < len(*c) && (isDigit((*c)[n]) || (*c)[n] == ',' && digits > 0) {
+		if d := (*c)[n]; d != ',' {
+			if value > (math.MaxInt-9)/10 {
+				return 0, false
+			}
+			value = value*10 + int(d-'0')
+			digits++
+		}
+		n++
+	}
+	*c = (*c)[n:]
+	return value, digits > 0
+}
+
 // tooLargePhrases are the fixed words of a request too large to pass.
+// "Too many tokens" counts unless the text asks for a wait, as Amazon
+// Bedrock's throttling of tokens per minute does ("Too many tokens, please
+// wait before trying again").
 func tooLargePhrases(n *needleSet) Condition {
-	return n.phrases(
+	return Any(All(n.phrases("too many tokens"), Not(n.phrases("please wait", "throttl", "try again"))), n.phrases(
 		"request too large", "larger than max", "message too large",
 		"maximum context length", "context_length_exceeded", "context length exceeded",
-		"prompt is too long", "reduce the length of the messages", "too many tokens",
+		"prompt is too long", "reduce the length of the messages",
 		"payload too large", "request entity too large", "string_above_max_length",
-	)
+	))
 }
 
 // quotaWording holds when a quota or billing limit is used up for longer
 // than a retry can wait: OpenAI's insufficient_quota, a credit balance, a
-// daily limit. A quota per minute or per second, or one whose message gives
-// a retry delay, is a rate limit instead.
-func quotaWording(n *needleSet) Condition {
-	return All(
-		n.phrases(
-			"insufficient_quota", "exceeded your current quota", "check your plan and billing",
-			"credit balance is too low", "billing hard limit", "billing_hard_limit",
-			"dailylimitexceeded", "daily limit exceeded", "quota exceeded", "quotaexceeded",
-			"payment required", "insufficient credit",
+// daily or monthly limit, a quota whose limit is 0. It wins over a retry
+// delay the message gives ("You exceeded your current quota ... Please retry
+// in 36s": the quota is still used up then). A quota per minute or per
+// second is a rate limit instead, unless the text also says it is daily or
+// its limit is 0; and a rate limit said to be daily, with no delay to wait,
+// is a used-up quota too.
+func quotaWording(n *needleSet, rateLimited, period Condition) Condition {
+	daily := n.phrases("per day", "perday", "per_day", "per-day", "daily", "(rpd)", "(tpd)",
+		"per month", "permonth", "per_month", "monthly")
+	return Any(
+		All(
+			n.phrases(
+				"insufficient_quota", "exceeded your current quota", "check your plan and billing",
+				"credit balance is too low", "billing hard limit", "billing_hard_limit",
+				"dailylimitexceeded", "daily limit exceeded", "quota exceeded", "quotaexceeded",
+				"payment required", "insufficient credit", "servicequotaexceeded", "exceeds the service quota",
+				"quota has been exhausted", "quota exhausted", "quota_exhausted", "exhausted your quota",
+				"quota has been exceeded for", "billing_not_active", "check your billing details",
+				"insufficient balance", "insufficient_balance", "out of credits", "credits exhausted",
+				"reached your specified api usage limits", "spending limit", "usage limit reached",
+				"daily limit", "daily quota", "monthly limit", "monthly quota", "try again tomorrow",
+				"trial has expired", "trial expired", "subscription has expired", "subscription expired",
+				"exceeded your daily", "daily request quota",
+			),
+			// Kafka's THROTTLING_QUOTA_EXCEEDED is a rate limit.
+			Not(n.phrases("throttlingquota", "throttling quota")),
+			Any(Not(period), daily, n.pattern(`\blimit: ?0\b`, "limit: 0", "limit:0")),
 		),
-		Not(n.phrases("per minute", "perminute", "per second", "persecond")),
-		Not(Condition{match: func(v *failureView) bool {
-			_, ok := retryAfterInText(v.text, v.lower, v.now)
+		All(rateLimited, daily, Not(Condition{match: func(v *failureView) bool {
+			_, ok := v.retryAfter()
 			return ok
-		}}),
+		}})),
 	)
+}
+
+// ratePeriod holds when the text names a short period, as the limits of a
+// rate limit do: per second, per minute, per hour, "(TPM)".
+func ratePeriod(n *needleSet) Condition {
+	return n.phrases("per minute", "perminute", "per_minute", "per-minute", "per min", "/min",
+		"per second", "persecond", "per_second", "per-second", "per 100 seconds", "per hour", "perhour", "per_hour",
+		"(rpm)", "(tpm)", "(rps)")
 }
 
 // rateLimitWording holds when the text says the caller is being rate
 // limited. A setting named "rate limit" is not enough: the words must say
 // that a limit was hit.
-func rateLimitWording(n *needleSet) Condition {
+func rateLimitWording(n *needleSet, period Condition) Condition {
 	return Any(
-		n.pattern(`rate[ _-]?limit(?:ed\b|[ _-]?(?:exceeded|reached|error|hit)|s? (?:is |was |has been )?(?:exceeded|reached))|`+
-			`exceed(?:ed|s|ing)? (?:\S+ ){0,4}?rate[ _-]?limits?\b`,
+		n.startingAt(`^rate[ _-]?limit(?:ed\b|[ _-]?(?:exceeded|reached|error|hit)|s? (?:is |was |has been )?(?:exceeded|reached)|`+
+			`s? (?:will )?resets?\b|s? (?:for|on) (?:\S+ ){0,4}?(?:exceeded|reached)\b)`,
 			"rate limit", "rate_limit", "rate-limit", "ratelimit"),
+		n.pattern(`exceed(?:ed|s|ing)? (?:\S+ ){0,4}?rate[ _-]?limits?\b`, "rate limit", "rate_limit", "rate-limit", "ratelimit"),
+		// Cohere's "limited to 10 API calls / minute", Shopify's "Exceeded 2
+		// calls per second".
+		n.startingAt(`^(?:limited to [\d,]+ (?:api )?(?:calls|requests) ?(?:/|per) ?(?:second|minute|min)\b|`+
+			`exceeded [\d,]+ (?:api )?(?:calls|requests) (?:/|per) ?(?:second|minute)\b)`,
+			"limited to ", "exceeded "),
 		n.phrases(
-			"too many requests", "toomanyrequests", "throttl", "slowdown", "slow down",
+			"too many requests", "toomanyrequests", "too_many_requests", "throttl", "slowdown", "slow down",
 			"reduce your request rate", "request rate is large", "request rate is too large",
-			"requestlimitexceeded", "provisionedthroughputexceeded", "exceeds the current capacity",
-			"flood control", "flood_wait",
+			"requestlimitexceeded", "request_limit_exceeded", "provisionedthroughputexceeded", "exceeds the current capacity",
+			"flood control", "flood_wait", "rate exceeded", "abuse detection mechanism", "submitted too quickly",
+			"concurrency limit exceeded", "too many concurrent requests", "reduce request rates",
+			"reached your secondly limit", "too many api requests",
 		),
-		All(n.phrases("quota"), n.phrases("per minute", "perminute", "per second", "persecond")),
+		All(n.phrases("quota"), period),
 	)
 }
 
 // overloadWording holds when the service says it is overloaded, busy or
-// unavailable for now.
+// unavailable for now. A "try again later" beside words that say nothing
+// about the failure ("Something went wrong") does not count.
 func overloadWording(n *needleSet) Condition {
 	return Any(
-		n.pattern(`(?:^|[^\w])overloaded(?:_error|[.'"}]|$)|(?:is|are|currently|temporarily) overloaded|overloaded with`,
+		n.pattern(`(?:^|[^\w])overloaded(?:_error|[.'"}\]]|$)|(?:is|are|currently|temporarily|node) overloaded|overloaded with`,
 			"overloaded"),
-		n.pattern(`retry (?:this request |your request |the request )?later|try again later|try again shortly|`+
-			`try again in a (?:moment|few|little)`,
-			"retry", "try again"),
+		All(n.startingAt(`^(?:retry (?:\w+ ){0,3}?later|try again (?:later|shortly|in a (?:moment|few|little))|`+
+			`please retry the request|retrying may solve the problem)`,
+			"retry", "try again", "please retry"), Not(vagueWording(n))),
 		n.phrases(
 			"server is busy", "server busy", "serverbusy", "service is busy", "system is busy",
 			"server is too busy", "high demand", "resource has been exhausted", "resource exhausted",
-			"temporarily unavailable", "service unavailable", "serviceunavailable",
+			"temporarily unavailable", "temporarily_unavailable", "service unavailable", "serviceunavailable",
+			"service_unavailable", "service is unavailable", "is not currently available",
 			"insufficient capacity", "insufficientinstancecapacity", "at capacity",
-			"upstream connect error", "is currently loading",
+			"upstream connect error", "is currently loading", "overloadedexception",
+			"internal error encountered", "backenderror", "backend error", "we encountered an internal error",
+			"server had an error while processing your request", "the service has encountered an error processing your request",
+			"please try resubmitting your request", "internalservererror", "internal_server_error",
+			"taking way too long to load", "web server is down", "modelnotreadyexception",
+			`"status": "unknown_error"`, `"status":"unknown_error"`,
 		),
 	)
 }
 
 // grpcTransient holds for the gRPC codes a retry can get past, as Go
-// ("code = Unavailable"), Python ("StatusCode.UNAVAILABLE") and Google's
-// JSON ("status": "UNAVAILABLE") write them.
+// ("code = Unavailable"), Python ("StatusCode.UNAVAILABLE"), Java
+// ("StatusRuntimeException: UNAVAILABLE"), Node ("14 UNAVAILABLE: ..."),
+// .NET ("StatusCode=Unavailable") and Google's JSON ("status":
+// "UNAVAILABLE") write them.
 func grpcTransient(n *needleSet) Condition {
-	return n.pattern(`code = (?:unavailable|deadlineexceeded|resourceexhausted|aborted)\b|`+
+	return Any(n.phrases(
+		// Google's Python clients name the gRPC code in the exception.
+		"api_core.exceptions.aborted", "api_core.exceptions.serviceunavailable",
+		"api_core.exceptions.deadlineexceeded", "api_core.exceptions.toomanyrequests",
+		"api_core.exceptions.internalservererror",
+	), n.startingAt(`^(?:code = (?:unavailable|deadlineexceeded|resourceexhausted|aborted)\b|`+
 		`statuscode\.(?:unavailable|deadline_exceeded|resource_exhausted|aborted)\b|`+
+		`statusruntimeexception: (?:unavailable|deadline_exceeded|resource_exhausted|aborted)\b|`+
+		`statuscode=\\?"?(?:unavailable|deadlineexceeded|resourceexhausted|aborted)\b|`+
+		`(?:14 unavailable|4 deadline_exceeded|8 resource_exhausted|10 aborted):|`+
 		`"status": ?"(?:unavailable|resource_exhausted|deadline_exceeded|aborted)"|`+
-		`grpc_status: ?(?:14|4|8|10)\b`,
-		"code = ", "statuscode.", `"status": "`, `"status":"`, "grpc_status")
+		`grpc_status: ?(?:14|4|8|10)\b)`,
+		"code = ", "statuscode.", `"status": "`, `"status":"`, "grpc_status", "statusruntimeexception",
+		"statuscode=", "14 unavailable:", "4 deadline_exceeded:", "8 resource_exhausted:", "10 aborted:"))
 }
 
 // timeoutWording holds when an operation timed out. A sentence about a
@@ -238,6 +378,8 @@ func timeoutWording(n *needleSet) Condition {
 		timeoutPhrases(n),
 		// Stripe's lock_timeout, but not a setting such as deadlock_timeout.
 		n.pattern(`\block_timeout\b`, "lock_timeout"),
+		// axios: "timeout of 10000ms exceeded".
+		n.pattern(`\btimeout of \d+ ?m?s exceeded`, "timeout of "),
 		// A message that is nothing but a timeout (OkHttp's "timeout").
 		All(Condition{match: func(v *failureView) bool { return len(v.lower) <= 32 }},
 			n.pattern(`^\W*(?:timeout|timed out|time out)\W*$`, "time")),
@@ -251,7 +393,11 @@ func timeoutPhrases(n *needleSet) Condition {
 		"timed out", "timedout", "timeout exceeded", "timeout expired", "timeout awaiting",
 		"timeout was reached", "handshake timeout", "upstream request timeout",
 		"timeouterror", "timeoutexception", "sockettimeout", "etimedout",
-		"due to lock timeout",
+		"due to lock timeout", "due to statement timeout", "connect timeout error", "connect timeout occurred",
+		"nats: timeout", "a timeout occurred", "operation exceeded time limit", "exceededtimelimit",
+		"deadline expired", "could not be completed within the specified time",
+		"did not complete within the allocated time", "may be the result of a timeout",
+		"respond to your request in time", "within the timeout period",
 	)
 }
 
@@ -272,8 +418,10 @@ func networkWording(n *needleSet) Condition {
 			"lost connection to mysql server", "server has gone away", "driver: bad connection",
 			"server closed the connection unexpectedly",
 		),
+		// kubectl: "The connection to the server 10.0.0.1:6443 was refused".
+		n.pattern(`connection to (?:the )?server \S+ was refused`, "was refused"),
 		// Go's net/http: `Get "https://...": EOF`.
-		n.pattern(`"[a-z]+://[^"]*": (?:unexpected )?eof$`, `": eof`, `": unexpected eof`),
+		n.patternWhole(`"[a-z]+://[^"]*": (?:unexpected )?eof$`, `": eof`, `": unexpected eof`),
 	)
 }
 

@@ -36,12 +36,13 @@ func TestConformance(t *testing.T) {
 }
 
 // runInWorkflow runs one scenario's call through Run in a workflow of its
-// own: the tool and the Reflector as the registered activities, the run
-// timeout from the scenario's deadline, and the scenario's human answering
-// each question by Update once the analysis before it has completed. When
-// the scenario cancels (the ctx ends while the tool, the Reflector or the
-// human works), the workflow is cancelled: by the workflow code itself as
-// soon as the activity's result is in (an interceptor of the activities'
+// own: the tool, the Reflector and the verifier as the registered
+// activities, the run timeout from the scenario's deadline, and the
+// scenario's human answering each question by Update once the analysis
+// (or the verification) before it has completed. When the scenario
+// cancels (the ctx ends while the tool, the Reflector or the human
+// works), the workflow is cancelled: by the workflow code itself as soon
+// as the activity's result is in (an interceptor of the activities'
 // futures), or instead of the human's answer.
 func runInWorkflow(cancel context.Context, t *testing.T, s *reflectiontest.Scenario) reflectiontest.Ran {
 	var suite testsuite.WorkflowTestSuite
@@ -60,7 +61,9 @@ func runInWorkflow(cancel context.Context, t *testing.T, s *reflectiontest.Scena
 	if d, ok := s.Deadline(); ok {
 		env.SetWorkflowRunTimeout(d)
 	}
-	if err := rt.Register(env, s.Dispatch, s.Reflector()); err != nil {
+	// The scenario's verifier, when it has one, is the worker's: the
+	// Driver's only turns verification on.
+	if err := rt.Register(env, s.Dispatch, s.Reflector(), rt.WithWorkerVerifier(s.Driver().RuntimeOptions().Verifier)); err != nil {
 		t.Fatal(err)
 	}
 	opts := []rt.Option{rt.WithTask(s.Task)}
@@ -68,8 +71,8 @@ func runInWorkflow(cancel context.Context, t *testing.T, s *reflectiontest.Scena
 		opts = append(opts, rt.WithAsk(10*time.Microsecond))
 		answered := map[int]bool{}
 		env.SetOnActivityCompletedListener(func(info *activity.Info, _ converter.EncodedValue, _ error) {
-			if info.ActivityType.Name != rt.AnalyzeActivity {
-				return
+			if info.ActivityType.Name != rt.AnalyzeActivity && info.ActivityType.Name != rt.VerifyActivity {
+				return // a question follows an analysis, or a verification that could not tell
 			}
 			env.RegisterDelayedCallback(func() {
 				v, err := env.QueryWorkflow(rt.QueryName(s.Call.ID))

@@ -18,9 +18,8 @@ import (
 // every runtime shares. They must do no I/O of any kind, and refer to
 // nothing of a runtime.
 var machineFiles = []string{
-	"action.go", "analysis.go", "ask.go", "call.go", "correct.go", "cut_text.go",
-	"effect.go", "error_chain.go", "errors.go", "json_object.go", "json_scan.go",
-	"json_scan_keys.go", "json_scan_lexemes.go", "json_value.go", "loop_guard.go",
+	"action.go", "analysis.go", "ask.go", "call.go", "correct.go",
+	"effect.go", "errors.go", "json_value.go", "loop_guard.go",
 	"notes.go", "reason.go", "recovery.go", "reflection.go", "report.go",
 	"report_json.go", "settings.go", "step.go",
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/internal/errchain"
 )
 
 // Condition decides whether a Rule applies to a failure. Build one with
@@ -37,7 +38,7 @@ func ErrorIs(targets ...error) Condition {
 			return false
 		}
 		for _, t := range targets {
-			if reflection.ErrorIs(v.f.Err, t) {
+			if errchain.Is(v.f.Err, t) {
 				return true
 			}
 		}
@@ -56,7 +57,7 @@ func ErrorAs[T error](match func(T) bool) Condition {
 		if v.f.Err == nil {
 			return false
 		}
-		target, ok := reflection.ErrorAs[T](v.f.Err)
+		target, ok := errchain.As[T](v.f.Err)
 		if !ok {
 			return false
 		}

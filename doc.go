@@ -183,7 +183,7 @@
 // [Recovery] holds every rule above that concerns one call, and performs no
 // I/O: it never dispatches, sleeps, reads the clock, draws random numbers,
 // starts a goroutine, waits on a context or ranges over a map (a test
-// checks its files). It asks its runtime for one [Step] at a time
+// checks its files and every function of the module they reach). It asks its runtime for one [Step] at a time
 // ([Recovery.Next]) and is told what came of it. The context checks, the
 // waits, the deadline refusal ([WaitPastDeadline]) and what calls share are
 // the runtime's. [Driver.NewRecovery] gives a machine to drive by hand

@@ -54,10 +54,10 @@ type rootPackage struct {
 	spans []span
 }
 
-// exportData returns the export data files of the root's dependencies, by
-// import path, from one run of go list: the standard library is read in its
-// compiled form, not type-checked from source on every run.
-// The probes' imports are listed too.
+// exportData returns the export data files of the root's dependencies and
+// of the probes' imports, by import path, from one run of go list: the
+// standard library is read in its compiled form, not type-checked from
+// source on every run.
 var exportData = sync.OnceValues(func() (map[string]string, error) {
 	args := []string{"list", "-export", "-deps", "-f", "{{.ImportPath}}\t{{.Export}}", "."}
 	for _, path := range probeImports {

@@ -8,9 +8,9 @@ import (
 	"time"
 )
 
-// DefaultCacheSize is the number of answers NewCache keeps when given a size
+// defaultCacheSize is the number of answers NewCache keeps when given a size
 // of 0 or less.
-const DefaultCacheSize = 1024
+const defaultCacheSize = 1024
 
 // cacheBytes bounds the bytes of the answers a cache keeps (see NewCache),
 // and maxCachedAnswer the bytes of one answer it keeps.
@@ -35,7 +35,7 @@ const (
 // it. The cache keeps a 32-byte digest of all this
 // (SHA-256), never the failure itself.
 //
-// At most size answers are kept (size ≤ 0 means DefaultCacheSize), and at
+// At most size answers are kept (size ≤ 0 means 1,024), and at
 // most 64 MiB of them, counting every text an answer holds; past either
 // bound the least recently used answer goes first. An answer of more than
 // 1 MiB is handed out but not kept. Each answer is kept for ttl from when
@@ -61,7 +61,7 @@ func NewCache(r Reflector, size int, ttl time.Duration) Reflector {
 
 func newCache(r Reflector, size int, ttl time.Duration, maxBytes int) *cache {
 	if size <= 0 {
-		size = DefaultCacheSize
+		size = defaultCacheSize
 	}
 	return &cache{
 		r:        r,

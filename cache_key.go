@@ -143,9 +143,9 @@ func (k *keyHasher) errIdentity(f *Failure) (ok bool) {
 	}
 	k.num(matched)
 	k.num(uint64(StatusCode(err)))
-	k.num(uint64(RetryAfterHint(err)))
+	k.num(uint64(retryAfterHint(err)))
 	if f.Error == "" {
-		k.str(ErrorText(err))
+		k.str(errorText(err))
 	}
 	return true
 }

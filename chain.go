@@ -47,7 +47,7 @@ func (c chain) Analyze(ctx context.Context, f Failure) (FailureAnalysis, error) 
 			return out.a, nil
 		}
 		causes = append(causes, out.err)
-		skipped = skipped && !safeIs(out.err, ErrPanicked) && safeIs(out.err, ErrSkipped)
+		skipped = skipped && !chainIs(out.err, ErrPanicked) && chainIs(out.err, ErrSkipped)
 		if ctx.Err() != nil {
 			skipped = false
 			break
@@ -71,7 +71,7 @@ func (e *chainError) Error() string {
 	if e.kind == ErrSkipped {
 		what = "skipped"
 	}
-	return "reflection: every reflector of the chain " + what + ": " + ErrorText(e.causes)
+	return "reflection: every reflector of the chain " + what + ": " + errorText(e.causes)
 }
 
 // Unwrap returns the kind first, so errors.Is finds it before any cause.

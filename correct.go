@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/loopctl-go/reflection/internal/caps"
 )
 
-// DefaultMaxCorrectedInput is the largest InputFix, in bytes, that a Driver
-// applies unless WithMaxCorrectedInput says otherwise.
-const DefaultMaxCorrectedInput = 1 << 20
+// defaultMaxCorrectedInput is the largest InputFix, in bytes, that a Driver
+// applies unless WithMaxCorrectedInput says otherwise: 1 MiB.
+const defaultMaxCorrectedInput = caps.MaxCorrectedInput
 
 // applyCorrection applies c to the call before a retry. Only InputFix and
 // ToolChange change anything; one that cannot apply is dropped, with the
@@ -185,7 +187,7 @@ func (s *settings) checkInput(tool string, input json.RawMessage) (why, detail s
 	case res.panicked:
 		return whyCheckPanicked, res.detail
 	case res.err != nil:
-		return whyCheckFailed, ErrorText(res.err)
+		return whyCheckFailed, errorText(res.err)
 	}
 	return "", ""
 }

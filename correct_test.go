@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/internal/caps"
 )
 
 // correctOnce is a fakeReflector that proposes c on the first failure and
@@ -370,7 +371,7 @@ func TestWithMaxCorrectedInput(t *testing.T) {
 	if got := len(bigObject(100)); got != 100 {
 		t.Fatalf("bigObject(100) has %d bytes", got)
 	}
-	def := reflection.DefaultMaxCorrectedInput
+	def := caps.MaxCorrectedInput
 	tests := []struct {
 		name      string
 		opts      []reflection.Option

@@ -118,7 +118,7 @@
 // and corrections add up across attempts. An [InputFix] replaces the input
 // only with a JSON object no larger than [WithMaxCorrectedInput] (1 MiB by
 // default) whose keys do not repeat, exactly or but for case (parsers
-// disagree on such objects; [ScanJSON] is the check). A [ToolChange] replaces the tool only with a
+// disagree on such objects). A [ToolChange] replaces the tool only with a
 // non-empty name that the schema lookup knows (when there is one) and that
 // [WithToolChangeFilter] or [WithAllowedTools] allow. Whichever correction
 // brings a tool and an input together, [WithInputCheck]'s check runs on the
@@ -147,9 +147,9 @@
 // # Rate limits, timeouts and jitter
 //
 // A failure's rate-limit hint is the larger of FailureAnalysis.RetryAfter
-// and a RetryAfter() time.Duration method in the failure's error chain
-// ([RetryAfterHint]). A retry waits at least that long, and a hint above
-// [WithMaxRetryAfter]'s cap (60 s by default) turns the retry into Fail: no
+// and a RetryAfter() time.Duration method in the failure's error chain. A
+// retry waits at least that long, and a hint above [WithMaxRetryAfter]'s
+// cap (60 s by default) turns the retry into Fail: no
 // call is wasted on a service that said no. [ParseRetryAfter] reads an HTTP
 // Retry-After value. [WithAttemptTimeout] bounds each dispatch: a failure
 // after its limit reads `tool "<name>" timed out after <d>`
@@ -224,7 +224,7 @@
 // [Recovery] holds every rule above that concerns one call, and performs no
 // I/O: it never dispatches, sleeps, reads the clock, draws random numbers,
 // starts a goroutine, waits on a context or ranges over a map (a test
-// checks its files). It asks its runtime for one [Step] at a time
+// checks its files and every function of the module they reach). It asks its runtime for one [Step] at a time
 // ([Recovery.Next]) and is told what came of it. The context checks, the
 // waits, the deadline refusal ([WaitPastDeadline]) and what calls share are
 // the runtime's. [Driver.NewRecovery] gives a machine to drive by hand
@@ -247,8 +247,8 @@
 //
 // Every method the library calls on a host's error value (Error, Is, As,
 // Unwrap, RetryAfter, StatusCode, Timeout) runs under recover, and every
-// walk of an error chain is bounded ([ErrorText], [ErrorIs], [ErrorAs],
-// [StatusCode], [RetryAfterHint]). So do the
+// walk of an error chain is bounded (at a thousand errors: a chain that
+// loops ends there), as it is in [StatusCode]. So do the
 // host's functions: a panicking Reflector or strategy means Fail, a
 // panicking schema lookup means the tool is unknown, a panicking filter
 // means no, a panicking input check drops the correction, a panicking

@@ -44,16 +44,6 @@ type EffectMemory struct {
 	seq   uint64
 }
 
-// RememberedCall is what an EffectMemory keeps of a call that may have
-// acted without succeeding.
-type RememberedCall struct {
-	ID      string    // the earlier call's ToolCall.ID
-	Ran     ToolCall  // the earlier call as its last ambiguous dispatch ran: what a verifier looks up
-	Failure string    // the earlier call's last failure text
-	Key     string    // its idempotency key, "" when it had none
-	At      time.Time // when it ended
-}
-
 type rememberedEntry struct {
 	rc   RememberedCall
 	tool string // the tool key the entry counts under

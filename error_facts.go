@@ -1,163 +1,38 @@
 package reflection
 
 import (
-	"fmt"
 	"time"
+
+	"github.com/loopctl-go/reflection/internal/errchain"
 )
 
 // What the library reads from a host's error value. Every method of such a
 // value is called under recover, and every walk of its chain is bounded, so
 // a broken error (a typed nil pointer, a panicking Is, an Unwrap that returns
-// itself) can neither crash nor hang a call. A runtime or an adapter that
-// carries errors elsewhere (across a workflow engine, into a span) reads them
-// through these functions, so it reads what the Driver reads.
-
-// ErrorText returns err.Error(): "" for a nil err, and a description of err
-// when its Error method panics.
-func ErrorText(err error) string {
-	t := textOf{err: err}
-	if err != nil {
-		t.fill()
-	}
-	return t.text
-}
-
-// textOf computes an error's text; fill defers a named function rather than
-// a closure, which keeps the retry path cheap.
-type textOf struct {
-	err  error
-	text string
-}
-
-func (t *textOf) fill() {
-	defer catchErrorText(t)
-	t.text = t.err.Error()
-}
-
-func catchErrorText(t *textOf) {
-	if v := recover(); v != nil {
-		t.text = fmt.Sprintf("%T error whose Error method panicked: %v", t.err, v)
-	}
-}
-
-// RetryAfterHint returns the rate-limit hint of err: the value of the first
-// error in its chain (in errors.As order) with a method RetryAfter()
-// time.Duration. It returns 0, meaning no hint, when there is none, when the
-// value is not positive, or when a method panics.
-func RetryAfterHint(err error) time.Duration {
-	if err == nil {
-		return 0
-	}
-	switch err.(type) {
-	case retryAfterer, interface{ As(any) bool }, interface{ Unwrap() error }, interface{ Unwrap() []error }:
-		return retryAfterGuarded(err)
-	}
-	return 0 // the common case: a few type checks and no method call
-}
+// itself) can neither crash nor hang a call. The walks themselves live in
+// internal/errchain, which rules, reflectiontest and the contrib modules of
+// this repository read errors through too; the root package reaches them
+// through the unexported names below.
 
 // StatusCode returns the HTTP status that err reports: the value of the
 // first error in its chain with a method StatusCode() int (many HTTP
 // clients), or else HTTPStatusCode() int (the AWS SDK). It returns 0 when
 // there is none, when the value is outside 100 to 599, or when a method
-// panics.
-func StatusCode(err error) int {
-	s, ok := guardedInt(err, func(c statusCoder) int { return c.StatusCode() })
-	if !ok {
-		s, _ = guardedInt(err, func(c httpStatusCoder) int { return c.HTTPStatusCode() })
-	}
-	if s < 100 || s > 599 {
-		return 0
-	}
-	return s
-}
+// panics. A Reflector or a RecoveryStrategy that goes by status reads it
+// through this function, as the rules package does.
+func StatusCode(err error) int { return errchain.Status(err) }
 
-// The methods the functions above read.
-type (
-	retryAfterer    interface{ RetryAfter() time.Duration }
-	statusCoder     interface{ StatusCode() int }
-	httpStatusCoder interface{ HTTPStatusCode() int }
-)
+// errorText is err.Error(), "" for a nil err, and a description of err when
+// its Error method panics.
+func errorText(err error) string { return errchain.Text(err) }
 
-// guardedInt finds the first T in err's chain and reads it; ok is false
-// when there is none or read panics.
-func guardedInt[T any](err error, read func(T) int) (n int, ok bool) {
-	t, found := chainAs[T](err)
-	if !found {
-		return 0, false
-	}
-	defer func() {
-		if recover() != nil {
-			n, ok = 0, false
-		}
-	}()
-	return read(t), true
-}
+// retryAfterHint is the rate-limit hint of err's chain, 0 for none.
+func retryAfterHint(err error) time.Duration { return errchain.RetryAfter(err) }
 
-// safeIs is errors.Is(err, target), bounded, and false when a method in
+// chainIs is errors.Is(err, target), bounded, and false when a method in
 // err's chain panics.
-func safeIs(err, target error) bool { return chainIs(err, target) }
+func chainIs(err, target error) bool { return errchain.Is(err, target) }
 
-// retryAfterGuarded is RetryAfterHint for an error whose methods must be
-// called: a panic in any of them means no hint. It walks the chain itself,
-// without allocating, and leaves the walk to chainAs only when an error
-// in it has an As method of its own.
-func retryAfterGuarded(err error) (d time.Duration) {
-	defer func() {
-		if recover() != nil {
-			d = 0
-		}
-	}()
-	budget := maxChainNodes
-	d, ok, custom := walkRetryAfter(err, &budget)
-	if custom {
-		var ra retryAfterer
-		if ra, ok = chainAs[retryAfterer](err); ok {
-			d = ra.RetryAfter()
-		}
-	}
-	if !ok {
-		return 0
-	}
-	return max(d, 0)
-}
-
-// walkRetryAfter looks for a retryAfterer depth-first, in errors.As's order,
-// visiting at most *budget errors (a chain that loops ends there). custom
-// reports an error with an As method, which only chainAs can honour.
-func walkRetryAfter(err error, budget *int) (d time.Duration, ok, custom bool) {
-	for ; err != nil && *budget > 0; *budget-- {
-		if ra, is := err.(retryAfterer); is {
-			return ra.RetryAfter(), true, false
-		}
-		if _, has := err.(interface{ As(any) bool }); has {
-			return 0, false, true
-		}
-		switch u := err.(type) {
-		case interface{ Unwrap() error }:
-			err = u.Unwrap()
-		case interface{ Unwrap() []error }:
-			for _, e := range u.Unwrap() {
-				*budget--
-				if d, ok, custom := walkRetryAfter(e, budget); ok || custom {
-					return d, ok, custom
-				}
-			}
-			return 0, false, false
-		default:
-			return 0, false, false
-		}
-	}
-	return 0, false, false
-}
-
-// ErrorIs is errors.Is(err, target), walked as the library walks a host's
-// error: at most a thousand errors are visited (a chain that loops ends
-// there), and a method that panics counts as no match. A runtime or adapter
-// that reads a host's errors uses it, so that no error value can hang or
-// crash it.
-func ErrorIs(err, target error) bool { return chainIs(err, target) }
-
-// ErrorAs returns the first error in err's tree that is a T, or whose As
-// method accepts a *T, in errors.As's order, walked as ErrorIs walks it;
-// false when there is none.
-func ErrorAs[T any](err error) (T, bool) { return chainAs[T](err) }
+// chainAs is errors.As's search for a T in err's chain, bounded, and none
+// when a method in it panics.
+func chainAs[T any](err error) (T, bool) { return errchain.As[T](err) }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+
+	"github.com/loopctl-go/reflection/internal/scrub"
 )
 
 // emit writes one record. A handler that panics loses the record, never the
@@ -28,16 +30,16 @@ func (d *Driver) logReflectorError(ctx context.Context, r *Recovery, err error) 
 	}
 	level, kind, msg := slog.LevelError, "error", "reflection: reflector failed"
 	switch { // a chain's error may hold several kinds: the worst decides
-	case safeIs(err, ErrPanicked):
+	case chainIs(err, ErrPanicked):
 		kind = "panic"
-	case safeIs(err, ErrInternal):
+	case chainIs(err, ErrInternal):
 		kind = "internal"
-	case safeIs(err, ErrSkipped):
+	case chainIs(err, ErrSkipped):
 		// Not a broken component: no rule knew the failure (ReasonUnanalyzed).
 		level, kind, msg = slog.LevelInfo, "skipped", "reflection: reflector skipped the failure"
 	}
 	attrs := d.failureAttrs(r, level, d.callAttrs(r, r.Attempt(), slog.String("error_kind", kind)))
-	attrs = d.sensitive(attrs, level, "error", ErrorText(err))
+	attrs = d.sensitive(attrs, level, "error", errorText(err))
 	emit(ctx, l, level, msg, attrs...)
 }
 
@@ -130,7 +132,7 @@ func (d *Driver) logAnswer(ctx context.Context, r *Recovery, ans Answer, err err
 		return
 	}
 	if err != nil {
-		attrs := d.sensitive(d.callAttrs(r, r.Attempt()), slog.LevelError, "error", ErrorText(err))
+		attrs := d.sensitive(d.callAttrs(r, r.Attempt()), slog.LevelError, "error", errorText(err))
 		emit(ctx, l, slog.LevelError, "reflection: asker failed", attrs...)
 		return
 	}
@@ -147,7 +149,7 @@ func (d *Driver) logStop(ctx context.Context, r *Recovery, err error) {
 		emit(ctx, l, slog.LevelWarn, "reflection: call stopped",
 			slog.String("tool", call.Name), slog.String("call_id", call.ID),
 			slog.Int("calls", r.Calls()), slog.String("outcome", r.Outcome().String()),
-			slog.String("reason", string(r.Reason())), slog.String("error", ErrorText(err)))
+			slog.String("reason", string(r.Reason())), slog.String("error", errorText(err)))
 	}
 }
 
@@ -165,25 +167,5 @@ func (d *Driver) sensitive(attrs []slog.Attr, level slog.Level, key, text string
 	if text == "" || (level > slog.LevelDebug && !d.logTexts) {
 		return attrs
 	}
-	return append(attrs, slog.String(key, Redact(d.redact, text)))
+	return append(attrs, slog.String(key, scrub.Text(d.redact, text)))
 }
-
-// Redact runs a host's redactor on text, as the Driver does for every text
-// it logs: a nil redact returns text as it is, and a redact that panics
-// withholds the text entirely ("[redactor panicked; text withheld]") rather
-// than let it out unscrubbed. An adapter that writes texts elsewhere (a
-// span, a metric) scrubs them through it too.
-func Redact(redact func(string) string, text string) (out string) {
-	if redact == nil {
-		return text
-	}
-	defer func() {
-		if recover() != nil {
-			out = redactWithheld
-		}
-	}()
-	return redact(text)
-}
-
-// redactWithheld stands for a text whose redactor panicked.
-const redactWithheld = "[redactor panicked; text withheld]"

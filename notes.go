@@ -3,6 +3,8 @@ package reflection
 import (
 	"strconv"
 	"strings"
+
+	"github.com/loopctl-go/reflection/internal/textcut"
 )
 
 // Recovery notes (WithRecoveryNotes) tell the model what recovery did, after
@@ -27,7 +29,7 @@ func withNote(content, note string) string {
 // a result it did not produce.
 func successNote(ran ToolCall) string {
 	return notePrefix + "this result came from tool " + strconv.Quote(ran.Name) +
-		" called with input " + cutText(string(ran.Input), maxNoteInput) +
+		" called with input " + textcut.Cut(string(ran.Input), maxNoteInput) +
 		", not from the call as it was first made."
 }
 
@@ -52,12 +54,6 @@ func (r *Recovery) softNote() string {
 		}
 	}
 	return b.String()
-}
-
-// cutText cuts s to at most limit bytes, on a UTF-8 boundary, with a marker
-// that says how many bytes were dropped.
-func cutText(s string, limit int) string {
-	return CutText(s, limit)
 }
 
 // repeatNote tells the model that the result it reads has come back n times

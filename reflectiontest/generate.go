@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/internal/caps"
 )
 
 // The scenarios of the conformance suite are drawn here, each from (seed,
@@ -201,7 +202,7 @@ func drawDelay(r *rand.Rand) time.Duration {
 func drawInput(r *rand.Rand, maxFix int) json.RawMessage {
 	limit := maxFix
 	if limit == 0 || limit == math.MinInt {
-		limit = reflection.DefaultMaxCorrectedInput
+		limit = caps.MaxCorrectedInput
 	}
 	switch r.IntN(15) {
 	case 0:

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/internal/caps"
 )
 
 // The model: the loop's rules as the package documentation states them,
@@ -441,7 +442,7 @@ func (m *model) planFor(c *reflection.Correction) *planned {
 func (m *model) inputFits(in json.RawMessage) bool {
 	limit := m.s.maxFix
 	if limit == 0 || limit == math.MinInt {
-		limit = reflection.DefaultMaxCorrectedInput
+		limit = caps.MaxCorrectedInput
 	}
 	return len(in) > 0 && (limit < 0 || len(in) <= limit) && isObject(in) && !hasFoldedDuplicateKeys(in)
 }
@@ -546,7 +547,7 @@ func (m *model) hintCap() time.Duration {
 	if m.s.maxHint > 0 {
 		return m.s.maxHint
 	}
-	return reflection.DefaultMaxRetryAfter
+	return caps.MaxRetryAfter
 }
 
 // ---- ExponentialBackoff, written out again ----------------------------------

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/internal/errchain"
 )
 
 // The model of what calls share, for the runtimes that consult it
@@ -132,7 +133,7 @@ func (st *step) resultText(tool string) string {
 	res, err := st.output()
 	switch {
 	case err != nil:
-		return "failed\x00" + reflection.ErrorText(err)
+		return "failed\x00" + errchain.Text(err)
 	case res.IsError:
 		return "failed\x00" + res.Content
 	}

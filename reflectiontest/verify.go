@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/internal/errchain"
 )
 
 // observed is what one run of a scenario did, whoever ran it.
@@ -325,8 +326,8 @@ func (s *Scenario) verifyContent(t *testing.T, content string, c contentWant, la
 		}
 		return
 	case c.fromErr:
-		if content != reflection.ErrorText(err) {
-			t.Errorf("Content = %q, want the error's text %q (no attempt failed)", content, reflection.ErrorText(err))
+		if content != errchain.Text(err) {
+			t.Errorf("Content = %q, want the error's text %q (no attempt failed)", content, errchain.Text(err))
 		}
 		return
 	case !c.ask:
@@ -389,7 +390,7 @@ func (s *Scenario) verifyRecords(t *testing.T, w *expect, o *observed) {
 		// A runtime may wrap the machine's error for its platform (a
 		// workflow's non-retryable error): its text then carries the
 		// Report's.
-		if text := reflection.ErrorText(err); (rep.Error == "") != (err == nil) || !strings.Contains(text, rep.Error) {
+		if text := errchain.Text(err); (rep.Error == "") != (err == nil) || !strings.Contains(text, rep.Error) {
 			t.Errorf("the Report's error %q, the call returned %q", rep.Error, text)
 		}
 		calls := make([]reflection.ToolCall, len(rep.Attempts))

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/internal/caps"
 )
 
 // minOutageRepeat is the smallest repeat of an outage: with fewer calls, the
@@ -120,8 +121,8 @@ func checkReachable(sc *scenario, call pair, bad func(string, ...any)) {
 			continue
 		}
 		d, _ := reflection.ParseRetryAfter(f.RetryAfter, synctestEpoch)
-		if d > reflection.DefaultMaxRetryAfter {
-			bad("faults[%d] asks to wait %v, more than the cap of %v", i, d, reflection.DefaultMaxRetryAfter)
+		if d > caps.MaxRetryAfter {
+			bad("faults[%d] asks to wait %v, more than the cap of %v", i, d, caps.MaxRetryAfter)
 		}
 	}
 }

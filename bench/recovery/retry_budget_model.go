@@ -2,6 +2,7 @@ package recovery
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -121,7 +122,7 @@ func (b *budgetModel) cost(st *callState) int {
 	switch {
 	case throttled(st):
 		return b.throt
-	case st.full != nil && reflection.ErrorIs(st.full, context.DeadlineExceeded):
+	case st.full != nil && errors.Is(st.full, context.DeadlineExceeded):
 		return b.timeout
 	}
 	return b.transient

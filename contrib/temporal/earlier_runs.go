@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/internal/errchain"
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
@@ -275,7 +276,7 @@ type lookbackError struct {
 }
 
 func (e *lookbackError) Error() string {
-	return "tool " + strconv.Quote(e.tool) + " not run: its runs in the workflow's earlier runs could not be counted: " + reflection.ErrorText(e.cause)
+	return "tool " + strconv.Quote(e.tool) + " not run: its runs in the workflow's earlier runs could not be counted: " + errchain.Text(e.cause)
 }
 func (e *lookbackError) Unwrap() error        { return e.cause }
 func (e *lookbackError) Is(target error) bool { return target == reflection.ErrNoEffect }

@@ -2,6 +2,7 @@ package reflectiontemporal
 
 import (
 	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/internal/errchain"
 	"go.temporal.io/sdk/workflow"
 )
 
@@ -52,7 +53,7 @@ func (rt *runtime) noteFailure(call reflection.ToolCall, err error) {
 	if call.Name == rt.call.Name {
 		rt.effect = rt.rec.Failure().Effect
 	}
-	if !reflection.ErrorIs(err, reflection.ErrNoEffect) {
+	if !errchain.Is(err, reflection.ErrNoEffect) {
 		rt.ambiguous = &call
 	}
 }

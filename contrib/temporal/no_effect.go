@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/internal/errchain"
 )
 
 // hadNoEffect reports whether the effect guard reads a failure with err as
@@ -15,7 +16,7 @@ import (
 // the match ErrorData records for the guard is the root package's, not
 // errors.Is's (which a single joined error satisfies).
 func hadNoEffect(err error) bool {
-	if err == nil || !reflection.ErrorIs(err, reflection.ErrNoEffect) {
+	if err == nil || !errchain.Is(err, reflection.ErrNoEffect) {
 		return false
 	}
 	r := noEffectProbe.NewRecovery(context.Background(), reflection.ToolCall{Name: "probe"})

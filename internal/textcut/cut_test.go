@@ -1,14 +1,14 @@
-package reflection_test
+package textcut_test
 
 import (
 	"strings"
 	"testing"
 	"unicode/utf8"
 
-	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/internal/textcut"
 )
 
-func TestCutText(t *testing.T) {
+func TestCut(t *testing.T) {
 	tests := []struct {
 		name, s string
 		limit   int
@@ -26,8 +26,8 @@ func TestCutText(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := reflection.CutText(tt.s, tt.limit); got != tt.want {
-				t.Errorf("CutText(%q, %d) = %q, want %q", tt.s, tt.limit, got, tt.want)
+			if got := textcut.Cut(tt.s, tt.limit); got != tt.want {
+				t.Errorf("Cut(%q, %d) = %q, want %q", tt.s, tt.limit, got, tt.want)
 			}
 		})
 	}
@@ -35,13 +35,13 @@ func TestCutText(t *testing.T) {
 
 // TestCutKeepsValidTextValid: for every limit, the kept part of valid UTF-8
 // is valid, as long as it can be, and a prefix of the text.
-func TestCutTextKeepsValidTextValid(t *testing.T) {
+func TestCutKeepsValidTextValid(t *testing.T) {
 	s := "añ€😀b" + strings.Repeat("é", 3)
 	for limit := range len(s) + 2 {
-		got := reflection.CutText(s, limit)
+		got := textcut.Cut(s, limit)
 		kept, _, _ := strings.Cut(got, "…[truncated ")
 		if !utf8.ValidString(kept) || !strings.HasPrefix(s, kept) || len(kept) > limit || limit-len(kept) >= utf8.UTFMax {
-			t.Errorf("CutText(%q, %d) = %q", s, limit, got)
+			t.Errorf("Cut(%q, %d) = %q", s, limit, got)
 		}
 	}
 }

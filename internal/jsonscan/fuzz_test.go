@@ -1,4 +1,4 @@
-package reflection
+package jsonscan
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 // obvious way: encoding/json's tokenizer, each object's keys kept in order as
 // they decode and compared with strings.EqualFold.
 type jsonModel struct {
-	stats  JSONStats
+	stats  Stats
 	object bool
 	dupAt  int // offset of the first repeated key's first byte after its quote; -1 for none
 }
@@ -81,14 +81,14 @@ func jsonModelOf(doc []byte) jsonModel {
 			m.stats.MaxNumber = max(m.stats.MaxNumber, len(lit))
 			if e := strings.IndexAny(lit, "eE"); e >= 0 {
 				digits := strings.TrimLeft(strings.TrimLeft(lit[e+1:], "+-"), "0")
-				exp := MaxCountedJSONExponent
+				exp := MaxCountedExponent
 				if len(digits) < 10 {
 					exp = 0
 					for _, c := range digits {
 						exp = exp*10 + int(c-'0')
 					}
 				}
-				m.stats.MaxExponent = max(m.stats.MaxExponent, min(exp, MaxCountedJSONExponent))
+				m.stats.MaxExponent = max(m.stats.MaxExponent, min(exp, MaxCountedExponent))
 			}
 		default: // true, false, null
 			m.stats.Tokens++
@@ -99,24 +99,24 @@ func jsonModelOf(doc []byte) jsonModel {
 	}
 }
 
-// sameJSONScan reports whether a and b say the same of the same text.
-func sameJSONScan(a, b JSONScan) bool {
-	return a.JSONStats == b.JSONStats && a.Valid == b.Valid && a.Object == b.Object && a.Over == b.Over &&
+// sameResult reports whether a and b say the same of the same text.
+func sameResult(a, b Result) bool {
+	return a.Stats == b.Stats && a.Valid == b.Valid && a.Object == b.Object && a.Over == b.Over &&
 		a.Dup == b.Dup && len(a.DupKey) == len(b.DupKey) && cap(a.DupKey) == cap(b.DupKey) && len(a.Number) == len(b.Number)
 }
 
 // jsonOverLimits lists the limits of lim that the counts in s break.
-func jsonOverLimits(s JSONStats, lim JSONLimits) []JSONLimit {
-	var out []JSONLimit
+func jsonOverLimits(s Stats, lim Limits) []Limit {
+	var out []Limit
 	for _, c := range []struct {
 		got, limit int
-		which      JSONLimit
+		which      Limit
 	}{
-		{s.Depth, lim.Depth, JSONLimitDepth},
-		{s.Tokens, lim.Tokens, JSONLimitTokens},
-		{s.Objects, lim.Objects, JSONLimitObjects},
-		{s.MaxNumber, lim.NumberLength, JSONLimitNumberLength},
-		{s.MaxExponent, lim.NumberExponent, JSONLimitNumberExponent},
+		{s.Depth, lim.Depth, LimitDepth},
+		{s.Tokens, lim.Tokens, LimitTokens},
+		{s.Objects, lim.Objects, LimitObjects},
+		{s.MaxNumber, lim.NumberLength, LimitNumberLength},
+		{s.MaxExponent, lim.NumberExponent, LimitNumberExponent},
 	} {
 		if c.limit > 0 && c.got > c.limit {
 			out = append(out, c.which)
@@ -125,13 +125,13 @@ func jsonOverLimits(s JSONStats, lim JSONLimits) []JSONLimit {
 	return out
 }
 
-// FuzzScanJSON: on any bytes, Scan never panics and agrees with json.Valid; on a
+// FuzzScan: on any bytes, Scan never panics and agrees with json.Valid; on a
 // valid text it finds the object, the first repeated key and the counts that
 // the jsonModel finds, and stops exactly when a count breaks a limit, at one of
 // the limits broken, with the count one above it.
 //
-//	go test -run '^$' -fuzz '^FuzzScanJSON$' -fuzztime 10000x .
-func FuzzScanJSON(f *testing.F) {
+//	go test -run '^$' -fuzz '^FuzzScan$' -fuzztime 10000x .
+func FuzzScan(f *testing.F) {
 	for _, s := range []string{
 		// Validity, objectness and repeated keys.
 		`{}`, ` {"a":1} `, `{"a":1,"A":2}`, `{"a":{"b":1,"B":[1,2]}}`, `{"\u0041":1,"a":2}`, `{"k":1,"\u212a":2}`,
@@ -148,39 +148,39 @@ func FuzzScanJSON(f *testing.F) {
 		f.Add([]byte(s), 3, 10, 2, 20, 5)
 	}
 	f.Fuzz(func(t *testing.T, doc []byte, depth, tokens, objects, numLen, numExp int) {
-		open := ScanJSON(doc, JSONLimits{})
+		open := Scan(doc, Limits{})
 		if open.Valid != json.Valid(doc) {
-			t.Fatalf("ScanJSON(%q).Valid = %v, json.Valid says %v", doc, open.Valid, !open.Valid)
+			t.Fatalf("Scan(%q).Valid = %v, json.Valid says %v", doc, open.Valid, !open.Valid)
 		}
-		if open.Over != JSONNoLimit {
-			t.Fatalf("ScanJSON(%q) with no limits stopped at limit %d", doc, open.Over)
+		if open.Over != NoLimit {
+			t.Fatalf("Scan(%q) with no limits stopped at limit %d", doc, open.Over)
 		}
-		lim := JSONLimits{Depth: depth, Tokens: tokens, Objects: objects, NumberLength: numLen, NumberExponent: numExp}
-		limited := ScanJSON(doc, lim)
+		lim := Limits{Depth: depth, Tokens: tokens, Objects: objects, NumberLength: numLen, NumberExponent: numExp}
+		limited := Scan(doc, lim)
 		if !open.Valid {
 			if open.Object || limited.Valid || limited.Object {
-				t.Fatalf("ScanJSON(%q) calls an invalid text valid or an object: %+v, %+v", doc, open, limited)
+				t.Fatalf("Scan(%q) calls an invalid text valid or an object: %+v, %+v", doc, open, limited)
 			}
 			return
 		}
 		want := jsonModelOf(doc)
 		if open.Object != want.object {
-			t.Fatalf("ScanJSON(%q).Object = %v, want %v", doc, open.Object, want.object)
+			t.Fatalf("Scan(%q).Object = %v, want %v", doc, open.Object, want.object)
 		}
 		gotDupAt := -1
 		if open.Dup {
 			gotDupAt = cap(doc) - cap(open.DupKey)
 		}
 		if gotDupAt != want.dupAt {
-			t.Fatalf("ScanJSON(%q): first repeated key at %d (%q), want at %d", doc, gotDupAt, open.DupKey, want.dupAt)
+			t.Fatalf("Scan(%q): first repeated key at %d (%q), want at %d", doc, gotDupAt, open.DupKey, want.dupAt)
 		}
-		if open.JSONStats != want.stats {
-			t.Fatalf("ScanJSON(%q) counted %+v, want %+v", doc, open.JSONStats, want.stats)
+		if open.Stats != want.stats {
+			t.Fatalf("Scan(%q) counted %+v, want %+v", doc, open.Stats, want.stats)
 		}
 		over := jsonOverLimits(want.stats, lim)
 		if len(over) == 0 {
-			if !sameJSONScan(limited, open) {
-				t.Fatalf("ScanJSON(%q, %+v) = %+v, want the scan without limits, %+v", doc, lim, limited, open)
+			if !sameResult(limited, open) {
+				t.Fatalf("Scan(%q, %+v) = %+v, want the scan without limits, %+v", doc, lim, limited, open)
 			}
 			return
 		}
@@ -189,23 +189,23 @@ func FuzzScanJSON(f *testing.F) {
 			hit = hit || l == limited.Over
 		}
 		if !hit || limited.Valid || limited.Object {
-			t.Fatalf("ScanJSON(%q, %+v) stopped at %d (valid %v), want one of %v", doc, lim, limited.Over, limited.Valid, over)
+			t.Fatalf("Scan(%q, %+v) stopped at %d (valid %v), want one of %v", doc, lim, limited.Over, limited.Valid, over)
 		}
 		switch limited.Over {
-		case JSONLimitDepth:
+		case LimitDepth:
 			hit = limited.Depth == depth+1
-		case JSONLimitTokens:
+		case LimitTokens:
 			hit = limited.Tokens == tokens+1
-		case JSONLimitObjects:
+		case LimitObjects:
 			hit = limited.Objects == objects+1
-		case JSONLimitNumberLength:
+		case LimitNumberLength:
 			hit = len(limited.Number) > numLen
-		case JSONLimitNumberExponent:
+		case LimitNumberExponent:
 			_, exp, _ := numberEnd(limited.Number, 0)
 			hit = exp > numExp
 		}
 		if !hit {
-			t.Fatalf("ScanJSON(%q, %+v) stopped at %d with %+v, number %q: not the count that broke it", doc, lim, limited.Over, limited.JSONStats, limited.Number)
+			t.Fatalf("Scan(%q, %+v) stopped at %d with %+v, number %q: not the count that broke it", doc, lim, limited.Over, limited.Stats, limited.Number)
 		}
 	})
 }

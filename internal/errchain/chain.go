@@ -1,19 +1,23 @@
-package reflection
+// Package errchain reads a host's error value the way the library reads it:
+// the walks of errors.Is and errors.As, and the error's text, rate-limit hint
+// and HTTP status, each bounded and guarded so that no error value can hang
+// or crash a call. A chain that loops (an Unwrap that returns its own
+// receiver) ends after MaxNodes errors, and a method that panics (Error, Is,
+// As, Unwrap, RetryAfter, StatusCode) counts as "nothing found".
+//
+// The root package, rules, reflectiontest and the contrib modules read
+// errors through it, so every one of them reads an error as the Driver
+// does. It imports only the standard library.
+package errchain
 
-// The walks of a host's error tree that the library makes: as errors.Is and
-// errors.As do, but bounded and guarded, so that no error value can hang or
-// crash a call. A chain that loops (an Unwrap that returns its own receiver)
-// ends after maxChainNodes errors, and a method that panics (Error, Is, As,
-// Unwrap) counts as "nothing found".
-
-// maxChainNodes bounds how many errors one walk visits. Real chains hold a
+// MaxNodes bounds how many errors one walk visits. Real chains hold a
 // handful; a tree that holds more, or a chain that loops, is cut there.
-const maxChainNodes = 1000
+const MaxNodes = 1000
 
-// chainIs reports whether an error in err's tree matches target, in the order
-// and by the rules of errors.Is: equal to it, or an Is method that says so.
-// A panic in any method of the tree, or a walk past maxChainNodes, means false.
-func chainIs(err, target error) (is bool) {
+// Is reports whether an error in err's tree matches target, in the order and
+// by the rules of errors.Is: equal to it, or an Is method that says so. A
+// panic in any method of the tree, or a walk past MaxNodes, means false.
+func Is(err, target error) (is bool) {
 	if err == nil || target == nil {
 		return err == target
 	}
@@ -39,10 +43,10 @@ func chainIs(err, target error) (is bool) {
 	return found
 }
 
-// chainAs returns the first error in err's tree that is a T, or whose As method
+// As returns the first error in err's tree that is a T, or whose As method
 // accepts a *T, in the order and by the rules of errors.As. A panic in any
-// method of the tree, or a walk past maxChainNodes, means none.
-func chainAs[T any](err error) (out T, ok bool) {
+// method of the tree, or a walk past MaxNodes, means none.
+func As[T any](err error) (out T, ok bool) {
 	if err == nil {
 		return out, false
 	}
@@ -70,9 +74,9 @@ func chainAs[T any](err error) (out T, ok bool) {
 }
 
 // walkChain calls visit on each error of err's tree, depth first as errors.Is
-// visits them, until visit returns true or maxChainNodes errors have been seen.
+// visits them, until visit returns true or MaxNodes errors have been seen.
 func walkChain(err error, visit func(error) bool) {
-	budget := maxChainNodes
+	budget := MaxNodes
 	var step func(error) bool
 	step = func(e error) bool {
 		for e != nil {

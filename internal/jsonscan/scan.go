@@ -1,7 +1,12 @@
-package reflection
+// Package jsonscan reads a JSON text in one pass, without decoding it: is it
+// one valid value, is that value an object, does an object repeat a key, and
+// how large is it. The root package checks a corrected input with it, and
+// the llm package enforces its limits on tool schemas and inputs with it.
+// It imports only the standard library.
+package jsonscan
 
-// JSONLimits bounds a scan. A field of 0 or below sets no limit.
-type JSONLimits struct {
+// Limits bounds a scan. A field of 0 or below sets no limit.
+type Limits struct {
 	Depth          int // nesting of objects and arrays
 	Tokens         int // values and keys
 	Objects        int // objects
@@ -9,47 +14,47 @@ type JSONLimits struct {
 	NumberExponent int // the exponent of one number literal, either sign
 }
 
-// JSONLimit names the field of JSONLimits a scan stopped at.
-type JSONLimit uint8
+// Limit names the field of Limits a scan stopped at.
+type Limit uint8
 
 // The limits a scan can stop at.
 const (
-	JSONNoLimit JSONLimit = iota
-	JSONLimitDepth
-	JSONLimitTokens
-	JSONLimitObjects
-	JSONLimitNumberLength
-	JSONLimitNumberExponent
+	NoLimit Limit = iota
+	LimitDepth
+	LimitTokens
+	LimitObjects
+	LimitNumberLength
+	LimitNumberExponent
 )
 
-// JSONStats is what a scan counted, up to where it stopped.
-type JSONStats struct {
+// Stats is what a scan counted, up to where it stopped.
+type Stats struct {
 	Depth       int // the deepest nesting of objects and arrays
 	Tokens      int // values and keys
 	Objects     int
 	MaxString   int // the longest string, keys included, in raw bytes between its quotes
 	MaxKey      int // the longest object key, likewise
 	MaxNumber   int // the longest number literal, in bytes
-	MaxExponent int // the largest exponent of a number literal, either sign, at most MaxCountedJSONExponent
+	MaxExponent int // the largest exponent of a number literal, either sign, at most MaxCountedExponent
 }
 
-// MaxCountedJSONExponent is where JSONStats.MaxExponent stops counting.
-const MaxCountedJSONExponent = 1 << 30
+// MaxCountedExponent is where Stats.MaxExponent stops counting.
+const MaxCountedExponent = 1 << 30
 
-// JSONScan is what Scan found.
-type JSONScan struct {
-	JSONStats
+// Result is what Scan found.
+type Result struct {
+	Stats
 
 	// Valid is true when the text is exactly one JSON value, with white
 	// space around it allowed: what json.Valid accepts. Object is true when
 	// that value is also an object.
 	Valid, Object bool
 
-	// Over is the limit the scan stopped at, or JSONNoLimit. A scan that stopped
-	// is neither Valid nor an Object; JSONStats holds the count that broke the
+	// Over is the limit the scan stopped at, or NoLimit. A scan that stopped
+	// is neither Valid nor an Object; Stats holds the count that broke the
 	// limit (Depth, Tokens or Objects one above it), and Number the literal
 	// that did.
-	Over   JSONLimit
+	Over   Limit
 	Number []byte
 
 	// Dup is true when some object repeats one of its keys, exactly or under
@@ -60,12 +65,12 @@ type JSONScan struct {
 	DupKey []byte
 }
 
-// maxJSONNesting is how deep arrays and objects may nest in a valid text:
+// maxNesting is how deep arrays and objects may nest in a valid text:
 // encoding/json's limit.
-const maxJSONNesting = 10000
+const maxNesting = 10000
 
-// maxJSONText is the size of the largest text Scan reads.
-const maxJSONText = 1<<31 - 1
+// maxText is the size of the largest text Scan reads.
+const maxText = 1<<31 - 1
 
 // What Scan expects next.
 const (
@@ -74,11 +79,10 @@ const (
 	wantAfter        // a comma, a closing bracket, or the end
 )
 
-// ScanJSON reads a JSON text in one pass without decoding it. It answers the
+// Scan reads a JSON text in one pass without decoding it. It answers the
 // questions the library's own checks ask before anything decodes a text a
 // model or a third party wrote (the Driver's check of an InputFix, the llm
-// Reflector's limits on tool schemas and inputs), and that a host's own
-// input check may ask too: is it exactly one JSON value (encoding/json's
+// Reflector's limits on tool schemas and inputs): is it exactly one JSON value (encoding/json's
 // grammar and nesting limit), is that value an object, does an object in it
 // repeat a key (exactly, or under Unicode case folding once escapes are
 // decoded: parsers disagree on such objects), and how large is it (nesting,
@@ -87,22 +91,22 @@ const (
 //
 // b is read up to its first syntax error, or to the first limit of lim
 // it breaks.
-func ScanJSON(b []byte, lim JSONLimits) (r JSONScan) {
+func Scan(b []byte, lim Limits) (r Result) {
 	var (
-		frameBuf  [8]jsonFrame
-		keyBuf    [16]jsonKeySpan
+		frameBuf  [8]frame
+		keyBuf    [16]keySpan
 		frames    = frameBuf[:0]
 		keys      = keyBuf[:0]
 		maxTokens = orMaxInt(lim.Tokens)
 		maxObj    = orMaxInt(lim.Objects)
 		maxNumLen = orMaxInt(lim.NumberLength)
 		maxExp    = orMaxInt(lim.NumberExponent)
-		maxDepth  = maxJSONNesting
+		maxDepth  = maxNesting
 	)
-	if lim.Depth > 0 && lim.Depth <= maxJSONNesting {
+	if lim.Depth > 0 && lim.Depth <= maxNesting {
 		maxDepth = lim.Depth
 	}
-	if len(b) > maxJSONText {
+	if len(b) > maxText {
 		return
 	}
 	i := 0
@@ -115,24 +119,24 @@ func ScanJSON(b []byte, lim JSONLimits) (r JSONScan) {
 				return
 			}
 			if r.Tokens++; r.Tokens > maxTokens {
-				r.Over = JSONLimitTokens
+				r.Over = LimitTokens
 				return
 			}
 			switch c := b[i]; {
 			case c == '{' || c == '[':
 				if c == '{' {
 					if r.Objects++; r.Objects > maxObj {
-						r.Over = JSONLimitObjects
+						r.Over = LimitObjects
 						return
 					}
 				}
 				if len(frames) == maxDepth {
 					if maxDepth == lim.Depth {
-						r.Depth, r.Over = maxDepth+1, JSONLimitDepth
+						r.Depth, r.Over = maxDepth+1, LimitDepth
 					}
 					return
 				}
-				frames = append(frames, jsonFrame{object: c == '{', first: int32(len(keys))})
+				frames = append(frames, frame{object: c == '{', first: int32(len(keys))})
 				r.Depth = max(r.Depth, len(frames))
 				i = skipSpace(b, i+1)
 				closing := byte(']')
@@ -160,10 +164,10 @@ func ScanJSON(b []byte, lim JSONLimits) (r JSONScan) {
 				r.MaxNumber, r.MaxExponent = max(r.MaxNumber, end-i), max(r.MaxExponent, exp)
 				switch {
 				case end-i > maxNumLen:
-					r.Over, r.Number = JSONLimitNumberLength, b[i:end]
+					r.Over, r.Number = LimitNumberLength, b[i:end]
 					return
 				case exp > maxExp:
-					r.Over, r.Number = JSONLimitNumberExponent, b[i:end]
+					r.Over, r.Number = LimitNumberExponent, b[i:end]
 					return
 				}
 				i = end
@@ -182,7 +186,7 @@ func ScanJSON(b []byte, lim JSONLimits) (r JSONScan) {
 				return
 			}
 			if r.Tokens++; r.Tokens > maxTokens {
-				r.Over = JSONLimitTokens
+				r.Over = LimitTokens
 				return
 			}
 			end, escaped, ok := stringEnd(b, i)
@@ -192,7 +196,7 @@ func ScanJSON(b []byte, lim JSONLimits) (r JSONScan) {
 			size := end - i - 2
 			r.MaxString, r.MaxKey = max(r.MaxString, size), max(r.MaxKey, size)
 			if !r.Dup {
-				key, top := jsonKeySpan{int32(i + 1), int32(end - 1), escaped}, &frames[len(frames)-1]
+				key, top := keySpan{int32(i + 1), int32(end - 1), escaped}, &frames[len(frames)-1]
 				var dup bool
 				if int(top.first) == len(keys) && top.folded == nil {
 					keys = append(keys, key) // the object's first key: nothing to compare

@@ -1,4 +1,4 @@
-package reflection
+package jsonscan
 
 import (
 	"bytes"
@@ -12,16 +12,16 @@ import (
 // others keep the first. A text that a check read one way can reach a tool
 // read the other, which is why Scan reports such objects.
 
-// jsonFrame is an object or array being scanned.
-type jsonFrame struct {
+// frame is an object or array being scanned.
+type frame struct {
 	object bool
 	first  int32               // where the object's keys start in the key list
 	folded map[string]struct{} // the object's folded keys, once it has many
 }
 
-// jsonKeySpan locates a key, without its quotes, in the text. Scan reads no text
+// keySpan locates a key, without its quotes, in the text. Scan reads no text
 // of 2 GiB or more, so an int32 holds every offset.
-type jsonKeySpan struct {
+type keySpan struct {
 	start, end int32
 	escaped    bool // the key holds an escape
 }
@@ -34,7 +34,7 @@ const pairwiseKeys = 16
 // addKey adds key to the keys of the object top, whose keys so far are
 // keys[top.first:] or, once it has many, top.folded, and reports whether the
 // object already had it, exactly or but for case.
-func addKey(doc []byte, keys []jsonKeySpan, top *jsonFrame, key jsonKeySpan) ([]jsonKeySpan, bool) {
+func addKey(doc []byte, keys []keySpan, top *frame, key keySpan) ([]keySpan, bool) {
 	k := doc[key.start:key.end]
 	if top.folded == nil {
 		earlier := keys[top.first:]
@@ -67,12 +67,12 @@ func keysFoldEqual(a, b []byte, escaped bool) bool {
 	if !escaped {
 		return bytes.EqualFold(a, b)
 	}
-	return strings.EqualFold(JSONKeyText(a), JSONKeyText(b))
+	return strings.EqualFold(KeyText(a), KeyText(b))
 }
 
-// JSONKeyText decodes a raw JSON key (without its quotes), such as
-// JSONScan.DupKey, as encoding/json would.
-func JSONKeyText(raw []byte) string {
+// KeyText decodes a raw JSON key (without its quotes), such as
+// Result.DupKey, as encoding/json would.
+func KeyText(raw []byte) string {
 	if bytes.IndexByte(raw, '\\') < 0 {
 		return string(raw)
 	}
@@ -90,7 +90,7 @@ func JSONKeyText(raw []byte) string {
 // equal under strings.EqualFold exactly when their foldKeys are equal.
 func foldKey(raw []byte) string {
 	var b strings.Builder
-	s := JSONKeyText(raw)
+	s := KeyText(raw)
 	b.Grow(len(s))
 	for _, r := range s {
 		least := r

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestScanObject: scanObject asks ScanJSON (fuzzed as FuzzScanJSON against
+// TestScanObject: scanObject asks jsonscan.Scan (fuzzed as FuzzScan against
 // encoding/json) two questions; a repeated key counts only in a valid object.
 func TestScanObject(t *testing.T) {
 	tests := []struct {

@@ -1,4 +1,4 @@
-package reflection_test
+package errchain_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"net"
 	"testing"
 
-	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/internal/errchain"
 )
 
 // loopingErr is an error whose Unwrap returns itself: errors.Is never returns.
@@ -64,7 +64,7 @@ type uncomparableErr struct{ parts []string }
 
 func (uncomparableErr) Error() string { return "uncomparableErr" }
 
-func TestErrorIsMatchesErrorsIs(t *testing.T) {
+func TestIsMatchesErrorsIs(t *testing.T) {
 	perm := &fs.PathError{Op: "open", Path: "/x", Err: fs.ErrPermission}
 	cases := []struct {
 		name   string
@@ -86,58 +86,58 @@ func TestErrorIsMatchesErrorsIs(t *testing.T) {
 				defer func() { _ = recover() }()
 				return errors.Is(tc.err, tc.target)
 			}()
-			if got := reflection.ErrorIs(tc.err, tc.target); got != want {
+			if got := errchain.Is(tc.err, tc.target); got != want {
 				t.Errorf("Is = %v, errors.Is = %v", got, want)
 			}
 		})
 	}
 }
 
-func TestErrorAsMatchesErrorsAs(t *testing.T) {
+func TestAsMatchesErrorsAs(t *testing.T) {
 	dns := &net.DNSError{Err: "no such host", Name: "x", IsNotFound: true}
 	chain := fmt.Errorf("dial: %w", &net.OpError{Op: "dial", Err: dns})
-	got, ok := reflection.ErrorAs[*net.DNSError](chain)
+	got, ok := errchain.As[*net.DNSError](chain)
 	if !ok || got != dns {
 		t.Fatalf("As[*net.DNSError] = %v, %v; want the DNS error", got, ok)
 	}
-	if _, ok := reflection.ErrorAs[*net.DNSError](errors.New("plain")); ok {
+	if _, ok := errchain.As[*net.DNSError](errors.New("plain")); ok {
 		t.Error("As found a DNS error in a plain error")
 	}
-	ne, ok := reflection.ErrorAs[net.Error](asTimeoutErr{})
+	ne, ok := errchain.As[net.Error](asTimeoutErr{})
 	if !ok || !ne.Timeout() {
 		t.Errorf("As[net.Error] through an As method = %v, %v; want a timeout", ne, ok)
 	}
 	joined := errors.Join(errors.New("a"), fmt.Errorf("b: %w", dns))
-	if got, ok := reflection.ErrorAs[*net.DNSError](joined); !ok || got != dns {
+	if got, ok := errchain.As[*net.DNSError](joined); !ok || got != dns {
 		t.Errorf("As in a joined error = %v, %v", got, ok)
 	}
 }
 
-func TestErrorWalksEndOnLoops(t *testing.T) {
+func TestWalksEndOnLoops(t *testing.T) {
 	for _, err := range []error{&loopingErr{}, &fanningErr{}, fmt.Errorf("wrapped: %w", &loopingErr{})} {
-		if reflection.ErrorIs(err, context.Canceled) {
+		if errchain.Is(err, context.Canceled) {
 			t.Errorf("Is(%v) = true", err)
 		}
-		if _, ok := reflection.ErrorAs[*net.DNSError](err); ok {
+		if _, ok := errchain.As[*net.DNSError](err); ok {
 			t.Errorf("As(%v) found a DNS error", err)
 		}
 	}
 	// A match before the loopingErr is still found.
-	if !reflection.ErrorIs(fmt.Errorf("%w %w", context.Canceled, &loopingErr{}), context.Canceled) {
+	if !errchain.Is(fmt.Errorf("%w %w", context.Canceled, &loopingErr{}), context.Canceled) {
 		t.Error("Is missed a match before a loopingErr")
 	}
 }
 
-func TestErrorWalksSurvivePanics(t *testing.T) {
+func TestWalksSurvivePanics(t *testing.T) {
 	for _, in := range []string{"Is", "Unwrap"} {
-		if reflection.ErrorIs(walkPanicker{in: in}, context.DeadlineExceeded) {
+		if errchain.Is(walkPanicker{in: in}, context.DeadlineExceeded) {
 			t.Errorf("Is with a panicking %s = true", in)
 		}
-		if _, ok := reflection.ErrorAs[net.Error](walkPanicker{in: in}); ok && in == "Unwrap" {
+		if _, ok := errchain.As[net.Error](walkPanicker{in: in}); ok && in == "Unwrap" {
 			t.Errorf("As with a panicking %s found something", in)
 		}
 	}
-	if !reflection.ErrorIs(walkPanicker{}, context.DeadlineExceeded) {
+	if !errchain.Is(walkPanicker{}, context.DeadlineExceeded) {
 		t.Error("Is missed a match behind a well-behaved walkPanicker value")
 	}
 }

@@ -1,4 +1,4 @@
-package reflection
+package jsonscan
 
 // skipSpace returns the index of the first byte at or after i that is not
 // JSON white space.
@@ -49,7 +49,7 @@ func isHex(c byte) bool {
 }
 
 // numberEnd returns the index just past the JSON number at b[i] and the
-// value of its exponent, either sign, counted up to MaxCountedJSONExponent; false
+// value of its exponent, either sign, counted up to MaxCountedExponent; false
 // when it is not a number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
 func numberEnd(b []byte, i int) (end, exp int, ok bool) {
 	if b[i] == '-' {
@@ -77,7 +77,7 @@ func numberEnd(b []byte, i int) (end, exp int, ok bool) {
 			return i, 0, false
 		}
 		for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-			exp = min(exp*10+int(b[i]-'0'), MaxCountedJSONExponent)
+			exp = min(exp*10+int(b[i]-'0'), MaxCountedExponent)
 		}
 	}
 	return i, exp, true

@@ -105,7 +105,7 @@ func WithMaxCorrectedInput(n int) Option {
 // offers one). The check has no ctx: it must bound its own work.
 //
 // nil means the default: with WithSchemas, the Reflector's own check when it
-// is an InputChecker (the llm Reflector is, and so are a Chain or a NewCache
+// has an InputCheck method (the llm Reflector has, and so do a Chain or a NewCache
 // that hold one), so that an input a model fixed for one tool is checked
 // again before it runs on another; otherwise none. To turn that off, give a
 // check that accepts everything.

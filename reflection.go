@@ -87,25 +87,29 @@ func (NoopReflector) Analyze(_ context.Context, f Failure) (FailureAnalysis, err
 	}, nil
 }
 
-// InputChecker is a Reflector that can also check a corrected call against
-// the schema of the tool it is about to run: the llm package's Reflector is
-// one. InputCheck returns such a check over lookup, or nil when it has none.
+// inputChecker is a Reflector that can also check a corrected call against
+// the schema of the tool it is about to run: one with the method
+//
+//	InputCheck(lookup SchemaLookup) func(tool string, input json.RawMessage) error
+//
+// that returns such a check over lookup, or nil when it has none. The llm
+// package's Reflector has it, and so do Chain and NewCache when a Reflector
+// they hold does.
 //
 // A Reflector that proposes an InputFix checks it against the schema of the
 // tool that failed; a later ToolChange (or one that came first) can then
 // bring that input to a tool it was never checked against. So a Driver
 // given WithSchemas and no WithInputCheck uses its Reflector's check, when
-// the Reflector is an InputChecker, on every corrected call before it runs
-// (see WithInputCheck). Chain and NewCache are InputCheckers when a
-// Reflector they hold is one.
-type InputChecker interface {
+// the Reflector has one, on every corrected call before it runs (see
+// WithInputCheck).
+type inputChecker interface {
 	InputCheck(lookup SchemaLookup) func(tool string, input json.RawMessage) error
 }
 
-// reflectorCheck returns r's input check over lookup, or nil when r is not
-// an InputChecker, has none, or panics.
+// reflectorCheck returns r's input check over lookup, or nil when r has no
+// InputCheck method, has no check, or panics.
 func reflectorCheck(r Reflector, lookup SchemaLookup) (check func(string, json.RawMessage) error) {
-	ic, ok := r.(InputChecker)
+	ic, ok := r.(inputChecker)
 	if !ok || lookup == nil {
 		return nil
 	}

@@ -323,7 +323,7 @@ func (rt *runtime) waitStep() {
 	d, r := rt.d, &rt.r
 	rt.cost = 0
 	if b := d.budget; b != nil && !r.Approved() {
-		cost := retryCost(r.failure().Err)
+		cost := b.cost(r.failure().Err)
 		if !b.take(cost) {
 			r.Refuse(ErrRetryBudget)
 			return

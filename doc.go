@@ -9,7 +9,7 @@
 //		reflection.WithReflector(rules.New(rules.Defaults()...)), // no model needed for timeouts, 429s, 503s
 //		reflection.WithStrategy(reflection.NewExponentialBackoff(3)),
 //		reflection.WithEffects(registry.Effect), // charge_card is not idempotent: never charged twice blindly
-//		reflection.WithHealth(reflection.NewHealth(0, 0)),
+//		reflection.WithHealth(reflection.NewHealth(2, 10*time.Second)),
 //		reflection.WithRetryBudget(reflection.NewRetryBudget(0)),
 //	)
 //	res, err := driver.Run(ctx, reflection.ToolCall{ID: id, Name: name, Input: args}, registry.Dispatch)

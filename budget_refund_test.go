@@ -2,6 +2,7 @@ package reflection_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -77,4 +78,35 @@ func TestRetryBudgetRefusalText(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, reflection.ToolResult{ID: "call-sf", Content: "503 Service Unavailable\n\n" + sfBudgetWords, IsError: true}, res)
 	})
+}
+
+// TestRetryBudgetWithCosts: AWS's 2026 costs, on request.
+func TestRetryBudgetWithCosts(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want int
+	}{
+		{"a transient failure", errors.New("503"), 14},
+		{"a timeout", context.DeadlineExceeded, 14},
+		{"a 429", sfHTTPError{429}, 5},
+		{"a rate-limit hint", sfHintError{after: time.Second}, 5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				base := reflection.NewRetryBudget(100)
+				b := base.WithCosts(14, 14, 5)
+				d := sfBudgetDriver(b, sfRetryN(1))
+				_, err := d.Run(context.Background(), sfCall("fetch", `{}`), reflectiontest.NewTool(reflectiontest.Error(tt.err)).Dispatch)
+				require.NoError(t, err)
+				assert.Equal(t, 100-tt.want, b.Tokens())
+				assert.Equal(t, 100, base.Tokens(), "the budget it came from is unchanged")
+			})
+		})
+	}
+	b := reflection.NewRetryBudget(100).WithCosts(0, 0, 0)
+	d := sfBudgetDriver(b, sfRetryN(1))
+	_, _ = d.Run(context.Background(), sfCall("fetch", `{}`), reflectiontest.NewTool(reflectiontest.Error(sfHTTPError{429})).Dispatch)
+	assert.Equal(t, 95, b.Tokens(), "0 keeps the defaults: a throttle costs what a retry does")
 }

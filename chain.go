@@ -2,6 +2,7 @@ package reflection
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 )
@@ -76,3 +77,28 @@ func (e *chainError) Error() string {
 
 // Unwrap returns the kind first, so errors.Is finds it before any cause.
 func (e *chainError) Unwrap() []error { return []error{e.kind, e.causes} }
+
+// InputCheck returns a check that passes a call only when every reflector
+// of the chain that has an input check passes it; nil when none has one.
+func (c chain) InputCheck(lookup SchemaLookup) func(tool string, input json.RawMessage) error {
+	var checks []func(string, json.RawMessage) error
+	for _, r := range c {
+		if check := reflectorCheck(r, lookup); check != nil {
+			checks = append(checks, check)
+		}
+	}
+	switch len(checks) {
+	case 0:
+		return nil
+	case 1:
+		return checks[0]
+	}
+	return func(tool string, input json.RawMessage) error {
+		for _, check := range checks {
+			if err := check(tool, input); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}

@@ -9,7 +9,7 @@
 //		reflection.WithReflector(rules.New(rules.Defaults()...)), // no model needed for timeouts, 429s, 503s
 //		reflection.WithStrategy(reflection.NewExponentialBackoff(3)),
 //		reflection.WithEffects(registry.Effect), // charge_card is not idempotent: never charged twice blindly
-//		reflection.WithHealth(reflection.NewHealth(0, 0)),
+//		reflection.WithHealth(reflection.NewHealth(2, 10*time.Second)),
 //		reflection.WithRetryBudget(reflection.NewRetryBudget(0)),
 //	)
 //	res, err := driver.Run(ctx, reflection.ToolCall{ID: id, Name: name, Input: args}, registry.Dispatch)
@@ -123,8 +123,8 @@
 // [WithToolChangeFilter] or [WithAllowedTools] allow. Whichever correction
 // brings a tool and an input together, [WithInputCheck]'s check runs on the
 // pair before it is dispatched; without one, a Driver with a schema lookup
-// uses its Reflector's own check when the Reflector is an [InputChecker]
-// (the llm Reflector is), so an input fixed for one tool is checked again
+// uses its Reflector's own check when the Reflector has an InputCheck
+// method (the llm Reflector has), so an input fixed for one tool is checked again
 // before it runs on another. A correction that cannot apply is dropped, the
 // reason is logged and reported, and the retry runs the call unchanged.
 // [PrerequisiteFix], [ApproachChange] and [Escalate] are advice and change

@@ -81,7 +81,7 @@ func (d *Driver) With(opts ...Option) *Driver {
 
 // resolve works out the settings that depend on several options, once they
 // are all applied: the input check is WithInputCheck's, or else the
-// Reflector's own over the schema lookup (see InputChecker).
+// Reflector's own over the schema lookup (a Reflector with an InputCheck method).
 func (d *Driver) resolve() {
 	d.allowTool = toolChangeRule(d.toolList, d.toolFilter)
 	d.inputCheck = d.ownCheck

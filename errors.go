@@ -119,7 +119,7 @@ const budgetRefusalText = "This call was not retried: the retry budget, which li
 func refusalText(reason Reason, err error) string {
 	switch reason {
 	case ReasonCircuitOpen:
-		if d := RetryAfterHint(err); d > 0 {
+		if d := retryAfterHint(err); d > 0 {
 			secs := (d + time.Second - 1) / time.Second
 			return circuitOpenText + "; retry in about " + strconv.FormatInt(int64(max(secs, 1)), 10) + "s"
 		}
@@ -202,3 +202,17 @@ func (e *AttemptTimeoutError) Is(target error) bool { return target == context.D
 
 // Unwrap returns the tool's own error.
 func (e *AttemptTimeoutError) Unwrap() error { return e.Err }
+
+// ErrNoEffect marks an attempt that certainly had no effect: it was refused
+// before it began (a circuit breaker, a validation before anything was sent,
+// a connection refused before the request was written). A dispatch says so
+// by returning an error that matches it (errors.Is). Every other failure is
+// ambiguous to the effect guard: the tool may have acted before it failed.
+var ErrNoEffect = errors.New("reflection: the attempt had no effect")
+
+// ErrAnswerInput is wrapped by Recovery.CheckAnswer's error.
+var ErrAnswerInput = errors.New("reflection: the answer's input cannot be used")
+
+// ErrNotTextInput is wrapped by InputText's error for an input that is not
+// {"input": "<text>"}.
+var ErrNotTextInput = errors.New(`reflection: tool input must be {"input": "<text>"}`)

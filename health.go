@@ -385,7 +385,7 @@ func (d *Driver) breakerHint(err error) time.Duration {
 	if err == nil {
 		return 0
 	}
-	return min(RetryAfterHint(err), d.hintCap())
+	return min(retryAfterHint(err), d.hintCap())
 }
 
 // breakerChanged tells the observer about a change of tool's breaker.

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/internal/caps"
 	"github.com/loopctl-go/reflection/reflectiontest"
 )
 
@@ -363,7 +364,7 @@ func TestHealthRateLimitHint(t *testing.T) {
 		{"hint longer than openFor", sfHintError{after: 30 * time.Second}, nil, 30 * time.Second},
 		{"hint deep in the chain", fmt.Errorf("search: %w", fmt.Errorf("http: %w", sfHintError{after: 30 * time.Second})), nil, 30 * time.Second},
 		{"hint above the cap", sfHintError{after: 30 * time.Second}, []reflection.Option{reflection.WithMaxRetryAfter(20 * time.Second)}, 20 * time.Second},
-		{"hint above the default cap", sfHintError{after: 5 * time.Minute}, nil, reflection.DefaultMaxRetryAfter},
+		{"hint above the default cap", sfHintError{after: 5 * time.Minute}, nil, caps.MaxRetryAfter},
 		{"cap below openFor", sfHintError{after: 30 * time.Second}, []reflection.Option{reflection.WithMaxRetryAfter(5 * time.Second)}, openFor},
 		{
 			"hint only in the analysis", errors.New("503"),

@@ -188,7 +188,7 @@ func resultDigest(call digest, o *outcome) digest {
 	h.Write(call[:])
 	text, failed := o.res.Content, o.failed()
 	if o.err != nil {
-		text = ErrorText(o.err)
+		text = errorText(o.err)
 	}
 	writeField(h, []byte(text))
 	if failed {

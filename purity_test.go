@@ -42,8 +42,6 @@ var layerPrefixes = []struct {
 	{"reason", valueLayer},
 	{"effect", valueLayer},
 	{"errors", valueLayer},
-	{"input_checker", valueLayer},
-	{"json_value", valueLayer},
 	{"report", valueLayer},
 	{"backoff", valueLayer},
 	{"chain", valueLayer},
@@ -59,24 +57,6 @@ var layerPrefixes = []struct {
 // say their layer. .ci/rename-by-layer renames them and empties this list.
 var namesBeforeRenames = map[string]layer{
 	// BEGIN names before the renames
-	"step.go":            machineLayer,
-	"settings.go":        machineLayer,
-	"correct.go":         machineLayer,
-	"loop_guard.go":      machineLayer,
-	"notes.go":           machineLayer,
-	"report.go":          machineLayer,
-	"effect.go":          machineLayer,
-	"run.go":             runtimeLayer,
-	"dispatch.go":        runtimeLayer,
-	"wait.go":            runtimeLayer,
-	"options.go":         runtimeLayer,
-	"runtime_options.go": runtimeLayer,
-	"log.go":             runtimeLayer,
-	"task.go":            valueLayer,
-	"noop.go":            valueLayer,
-	"error_facts.go":     valueLayer,
-	"host_framework.go":  valueLayer,
-	"moved_names.go":     valueLayer,
 	// END names before the renames
 }
 

@@ -224,7 +224,7 @@ func (r *Recovery) dispatched(o *outcome, start, end time.Time) {
 	}
 	f := &r.fail
 	if o.err != nil {
-		f.Error = ErrorText(o.err)
+		f.Error = errorText(o.err)
 	} else {
 		f.Error = o.res.Content
 	}
@@ -264,7 +264,7 @@ func (r *Recovery) analyzed() {
 	reason := ReasonStrategy
 	if err := r.an.err; err != nil {
 		r.an.a = FailureAnalysis{}
-		action, reason = Fail{Reason: ErrorText(err)}, analysisReason(err)
+		action, reason = Fail{Reason: errorText(err)}, analysisReason(err)
 	} else {
 		if r.s.notes {
 			r.lastCause, r.lastFix, r.hasLast = r.an.a.RootCause, r.an.a.Correction, true
@@ -455,7 +455,7 @@ func (r *Recovery) startWait(d time.Duration, approved bool) {
 func (r *Recovery) findHint() time.Duration {
 	r.hint = max(r.an.a.RetryAfter, 0)
 	if r.fail.Err != nil {
-		r.hint = max(r.hint, RetryAfterHint(r.fail.Err))
+		r.hint = max(r.hint, retryAfterHint(r.fail.Err))
 	}
 	return r.hint
 }
@@ -561,11 +561,11 @@ func (r *Recovery) Stop(err error) {
 	r.markWaitStopped()
 	text := r.fail.Error
 	if r.calls == 0 {
-		text = ErrorText(err)
+		text = errorText(err)
 	}
 	reason := stopReason(err)
 	if reason == ReasonLoopDetected {
-		text = loopRefusal + ErrorText(err)
+		text = loopRefusal + errorText(err)
 	}
 	r.reason = reason
 	r.finish(ToolResult{ID: r.call.ID, Content: text, IsError: true}, err, OutcomeStopped)
@@ -608,7 +608,7 @@ func (r *Recovery) Refuse(err error) {
 	text := r.fail.Error
 	switch sentence := refusalText(reason, err); {
 	case sentence == "" && r.calls == 0:
-		text = ErrorText(err)
+		text = errorText(err)
 	case sentence == "":
 	case r.calls == 0:
 		text = sentence
@@ -805,3 +805,44 @@ func (o *outcome) failed() bool { return o.err != nil || o.res.IsError }
 // humanInputDescription describes, in a report and to observers, the input a
 // human gave with an approval.
 const humanInputDescription = "input given by a human"
+
+// settings are the rules one Recovery follows. A Driver holds them and hands
+// each Recovery a copy, so the machine never refers to its Driver.
+type settings struct {
+	strategy   RecoveryStrategy
+	schemas    SchemaLookup
+	allowTool  func(from, to string) bool
+	inputCheck func(tool string, input json.RawMessage) error
+	maxFixSize int                      // 0 means defaultMaxCorrectedInput; negative means no limit
+	maxHint    time.Duration            // 0 means defaultMaxRetryAfter
+	canAsk     bool                     // AskUser yields an AskStep
+	notes      bool                     // WithRecoveryNotes
+	effect     func(tool string) Effect // WithEffects; nil: the effect guard is off
+	loopGuard  bool                     // WithLoopGuard
+	verifier   verifyFunc               // WithVerifier; nil: the guard asks. The machine only asks for a VerifyStep
+}
+
+// defaultStrategy is the strategy of a Driver without one, stored as an
+// interface value once, so using it costs no allocation.
+var defaultStrategy RecoveryStrategy = NewExponentialBackoff(3)
+
+func (s *settings) strategyOrDefault() RecoveryStrategy {
+	if s.strategy == nil {
+		return defaultStrategy
+	}
+	return s.strategy
+}
+
+func (s *settings) fixLimit() int {
+	if s.maxFixSize == 0 {
+		return defaultMaxCorrectedInput
+	}
+	return s.maxFixSize
+}
+
+func (s *settings) hintCap() time.Duration {
+	if s.maxHint <= 0 {
+		return defaultMaxRetryAfter
+	}
+	return s.maxHint
+}

@@ -75,8 +75,8 @@ func checkConsistent(sc *scenario) error {
 		bad("a reissue scenario must say how many times the model issues the call again (reissue)")
 	}
 	for i, f := range sc.Faults {
-		if f.hold > reflection.DefaultMaxRetryAfter {
-			bad("faults[%d] holds for %v, more than the Retry-After cap of %v", i, f.hold, reflection.DefaultMaxRetryAfter)
+		if f.hold > caps.MaxRetryAfter {
+			bad("faults[%d] holds for %v, more than the Retry-After cap of %v", i, f.hold, caps.MaxRetryAfter)
 		}
 	}
 	return errors.Join(errs...)

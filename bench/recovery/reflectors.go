@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/internal/errchain"
 )
 
 // observed wraps a run's Reflector: it counts the analyses it is asked
@@ -32,7 +33,7 @@ func (o *observed) Analyze(ctx context.Context, f reflection.Failure) (reflectio
 	a, err := o.r.Analyze(ctx, f)
 	st.hint = max(a.RetryAfter, 0)
 	if f.Err != nil {
-		st.hint = max(st.hint, reflection.RetryAfterHint(f.Err))
+		st.hint = max(st.hint, errchain.RetryAfter(f.Err))
 	}
 	if o.hideHints {
 		a.RetryAfter = 0

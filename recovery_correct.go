@@ -2,7 +2,6 @@ package reflection
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/loopctl-go/reflection/internal/caps"
@@ -67,9 +66,6 @@ func (s *settings) correct(call *ToolCall, c *Correction) (why, detail string, c
 	}
 	return why, detail, true
 }
-
-// ErrAnswerInput is wrapped by Recovery.CheckAnswer's error.
-var ErrAnswerInput = errors.New("reflection: the answer's input cannot be used")
 
 // CheckAnswer reports whether the machine would use ans as it stands: nil,
 // or an error wrapping ErrAnswerInput that says why the input of an

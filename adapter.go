@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 )
 
@@ -26,10 +25,6 @@ func FrameworkError(ctx context.Context, err error) error {
 	}
 	return nil
 }
-
-// ErrNotTextInput is wrapped by InputText's error for an input that is not
-// {"input": "<text>"}.
-var ErrNotTextInput = errors.New(`reflection: tool input must be {"input": "<text>"}`)
 
 // TextInput returns text as the JSON object {"input": text}: how a tool that
 // takes plain text (a custom tool of OpenAI's API, a langchaingo tool)

@@ -323,7 +323,7 @@ func (rt *runtime) waitStep() {
 	d, r := rt.d, &rt.r
 	rt.cost = 0
 	if b := d.budget; b != nil && !r.Approved() {
-		cost := retryCost(r.failure().Err)
+		cost := b.cost(r.failure().Err)
 		if !b.take(cost) {
 			r.Refuse(ErrRetryBudget)
 			return
@@ -522,4 +522,91 @@ func stopError(ctx context.Context) error {
 		return fmt.Errorf("reflection: call stopped: %w: %w", err, cause)
 	}
 	return fmt.Errorf("reflection: call stopped: %w", err)
+}
+
+// callWithTimeout is callDispatch under a context that ends limit after the
+// call starts (WithAttemptTimeout). A call that fails once that context has
+// ended, while the caller's own is alive, becomes an *AttemptTimeoutError; a
+// success is kept, however late. A tool that ignores its context still blocks
+// until it returns: no goroutine is started to abandon it.
+func callWithTimeout(ctx context.Context, call ToolCall, fn DispatchFunc, limit time.Duration, o *outcome) {
+	actx, cancel := context.WithTimeout(ctx, limit)
+	callDispatch(actx, call, fn, o)
+	timedOut := actx.Err() != nil && ctx.Err() == nil
+	cancel()
+	if timedOut && o.failed() {
+		o.err = &AttemptTimeoutError{Tool: call.Name, Limit: limit, Err: o.err}
+	}
+}
+
+// callDispatch calls fn and turns a panic into a failed outcome; it sets
+// every field of o either way. It defers a named function rather than a
+// closure: on the happy path that is nearly free.
+func callDispatch(ctx context.Context, call ToolCall, fn DispatchFunc, o *outcome) {
+	defer catchDispatch(o, call.Name)
+	// Results go through locals and are stored field by field: copying the
+	// whole struct just after the call stalls on store forwarding.
+	res, err := fn(ctx, call)
+	o.res.ID, o.res.Content, o.res.IsError = res.ID, res.Content, res.IsError
+	o.err = err
+}
+
+func catchDispatch(o *outcome, tool string) {
+	if v := recover(); v != nil {
+		o.res = ToolResult{}
+		o.err = ToolPanic(tool, v)
+	}
+}
+
+// wait sleeps delay (negative counts as 0) unless ctx ends first. It refuses
+// at once a wait that would end at or after ctx's deadline: nothing could
+// run after it.
+func (d *Driver) wait(ctx context.Context, attempt int, delay time.Duration) error {
+	delay = max(delay, 0)
+	if obs := d.observer; obs != nil && obs.Waiting != nil {
+		obs.Waiting(ctx, attempt, delay)
+	}
+	if delay == 0 {
+		return nil
+	}
+	if ctx.Err() != nil {
+		// Already cancelled: report that, not the deadline that a wait
+		// would also have passed.
+		return stopError(ctx)
+	}
+	if deadline, ok := ctx.Deadline(); ok {
+		if err := WaitPastDeadline(delay, time.Now(), deadline); err != nil {
+			return err
+		}
+	}
+	t := time.NewTimer(delay)
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		t.Stop()
+		return stopError(ctx)
+	}
+}
+
+// WaitPastDeadline refuses a wait that could not end before the deadline:
+// it returns a *WaitPastDeadlineError when a wait of delay starting at now
+// would end at or after deadline, and nil otherwise (a zero deadline means
+// none). Nothing could run after such a wait, so a runtime ends the call at
+// once instead of sleeping until the deadline ends it.
+func WaitPastDeadline(delay time.Duration, now, deadline time.Time) error {
+	if deadline.IsZero() || deadline.After(now.Add(max(delay, 0))) {
+		return nil
+	}
+	return &WaitPastDeadlineError{Delay: delay}
+}
+
+// verify calls the verifier, turning a panic into an error.
+func verify(ctx context.Context, fn verifyFunc, call ToolCall) (v Verdict, res ToolResult, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			v, res, err = VerdictUnknown, ToolResult{}, &PanicError{Where: "verifier", Value: p}
+		}
+	}()
+	return fn(ctx, call)
 }

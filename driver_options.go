@@ -1,6 +1,7 @@
 package reflection
 
 import (
+	"context"
 	"encoding/json"
 	"log/slog"
 	"time"
@@ -90,7 +91,7 @@ func toolChangeRule(list map[string]struct{}, filter func(from, to string) bool)
 
 // WithMaxCorrectedInput sets the largest InputFix, in bytes, the Driver
 // applies; a larger one is dropped with a warning. 0 means the default,
-// DefaultMaxCorrectedInput; a negative n means no limit.
+// 1 MiB; a negative n means no limit.
 func WithMaxCorrectedInput(n int) Option {
 	return func(d *Driver) { d.maxFixSize = n }
 }
@@ -104,7 +105,7 @@ func WithMaxCorrectedInput(n int) Option {
 // offers one). The check has no ctx: it must bound its own work.
 //
 // nil means the default: with WithSchemas, the Reflector's own check when it
-// is an InputChecker (the llm Reflector is, and so are a Chain or a NewCache
+// has an InputCheck method (the llm Reflector has, and so do a Chain or a NewCache
 // that hold one), so that an input a model fixed for one tool is checked
 // again before it runs on another; otherwise none. To turn that off, give a
 // check that accepts everything.
@@ -125,7 +126,7 @@ func WithAsker(a Asker) Option {
 // WithMaxRetryAfter caps the rate-limit hint a Driver waits for: a Retry
 // whose hint (FailureAnalysis.RetryAfter, or a RetryAfter method in the
 // failure's error chain) is longer becomes Fail, naming the hint and the
-// cap. d ≤ 0 means the default, DefaultMaxRetryAfter (60s).
+// cap. d ≤ 0 means the default, 60s.
 func WithMaxRetryAfter(d time.Duration) Option {
 	return func(dr *Driver) { dr.maxHint = max(d, 0) }
 }
@@ -178,4 +179,64 @@ func WithLogTexts() Option {
 // approved: the strategy and the ceiling bound those.
 func WithLoopGuard() Option {
 	return func(d *Driver) { d.loopGuard = true }
+}
+
+// RuntimeOptions are the options of a Driver that belong to its runtime
+// rather than to the machine: what Driver.Run calls or consults around the
+// machine's steps. A runtime of its own (a workflow engine's) reads them to
+// map what it can (an attempt timeout onto its own) and to refuse, or say
+// it ignores, what it cannot (host code that must not run in replayed
+// workflow code, state shared between calls). Fields are nil or zero when
+// the option was not given.
+type RuntimeOptions struct {
+	Reflector      Reflector                                                             // WithReflector; nil: NoopReflector
+	Asker          Asker                                                                 // WithAsker
+	Observer       *Observer                                                             // WithObserver: a copy of the hooks
+	Logger         *slog.Logger                                                          // WithLogger
+	Redactor       func(string) string                                                   // WithRedactor
+	AttemptTimeout time.Duration                                                         // WithAttemptTimeout
+	Health         *Health                                                               // WithHealth
+	RetryBudget    *RetryBudget                                                          // WithRetryBudget
+	LoopDetection  bool                                                                  // WithLoopDetection
+	EffectMemory   *EffectMemory                                                         // the Driver's memory (WithEffects; WithEffectMemory)
+	Verifier       func(ctx context.Context, call ToolCall) (Verdict, ToolResult, error) // WithVerifier: what a VerifyStep asks
+}
+
+// RuntimeOptions returns d's runtime options (see RuntimeOptions). A nil d
+// has none.
+func (d *Driver) RuntimeOptions() RuntimeOptions {
+	if d == nil {
+		return RuntimeOptions{}
+	}
+	o := RuntimeOptions{
+		Reflector: d.reflector, Asker: d.asker, Logger: d.logger, Redactor: d.redact,
+		AttemptTimeout: d.attemptTimeout, Health: d.health, RetryBudget: d.budget, LoopDetection: d.detection,
+		EffectMemory: d.memory, Verifier: d.verifier,
+	}
+	if d.observer != nil {
+		obs := *d.observer
+		o.Observer = &obs
+	}
+	return o
+}
+
+// WithVerifier lets the effect guard look an effect up instead of asking.
+// Before the guard turns a retry of a tool that may have acted (or a
+// remembered call's re-issue, see EffectMemory) into a question, the
+// runtime calls verify with the call whose ambiguous failure is in
+// question, its tool and input as that dispatch ran; the ctx carries the
+// call's IdempotencyKey when it has one.
+//
+// VerdictApplied: nothing more is dispatched and the call ends
+// OutcomeSucceeded with the verifier's result (its ID the call's, IsError
+// false). VerdictNotApplied: the retry goes on as after a failure that
+// matched ErrNoEffect (the strategy's decision, the budget, the breaker and
+// the loop guard still apply). VerdictUnknown, an error (whatever the
+// verdict) or a panic: the guard asks, as it does without a verifier. A
+// verification is neither an attempt nor a dispatch. verify must return
+// when ctx ends; one that returns after ctx ended stops the call (its
+// verdict is not used). It must be safe for concurrent use. It applies with
+// WithEffects; nil means none.
+func WithVerifier(verify func(ctx context.Context, call ToolCall) (Verdict, ToolResult, error)) Option {
+	return func(d *Driver) { d.verifier = verify }
 }

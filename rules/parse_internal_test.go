@@ -3,6 +3,7 @@ package rules
 import (
 	"math"
 	"math/rand/v2"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -303,6 +304,32 @@ func TestNeedleScanLanes(t *testing.T) {
 		set.scanLaneFrom(text, 0, &one)
 		if lanes != one {
 			t.Fatalf("trial %d: four lanes found %v, one walk %v", trial, lanes, one)
+		}
+	}
+}
+
+// TestStatusWordsReadAsThePatternsDid: the plain comparisons that read the
+// words around a number agree with the regular expressions they replaced,
+// on texts made of the words that matter.
+func TestStatusWordsReadAsThePatternsDid(t *testing.T) {
+	intro := regexp.MustCompile(`(?:^|[^\w])(?:status(?:[ _-]?code)?|http(?:/\d(?:\.\d)?)?(?: error| status| response code)?|` +
+		`response(?: code| status)?|error(?:[ _-]code)?|code)["']?\s*[:=]?\s*\(?["']?$`)
+	reason := regexp.MustCompile(`^\)?:? (?:too many requests|service unavailable|bad gateway|gateway time-?out|` +
+		`internal server error|request time-?out|unauthorized|forbidden|server error|client error|slow down|overloaded)`)
+	pieces := []string{"status", "code", "error", "response", "http", "/1.1", "/2", "/1", ".", "1", " ", "_", "-",
+		":", "=", "(", ")", "\"", "'", "x", "s", "\t", "bad gateway", "too many requests", "gateway time-out", "overloaded"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := range 200000 {
+		var b strings.Builder
+		for range 1 + rng.IntN(6) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		s := b.String()
+		if got, want := introducesStatus(s), intro.MatchString(s); got != want {
+			t.Fatalf("trial %d: introducesStatus(%q) = %v, the pattern says %v", trial, s, got, want)
+		}
+		if got, want := beforeReason(s), reason.MatchString(s); got != want {
+			t.Fatalf("trial %d: beforeReason(%q) = %v, the pattern says %v", trial, s, got, want)
 		}
 	}
 }

@@ -278,7 +278,7 @@ func (s *scores) retryAfterPct() float64 { return pct(s.hintRead, s.hintStated) 
 // answered against their label.
 func (s *scores) report() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n%-10s %5s", "class", "n")
+	fmt.Fprintf(&b, "\n%-12s %5s", "class", "n")
 	for _, v := range verdictColumns {
 		fmt.Fprintf(&b, " %11s", v)
 	}
@@ -288,7 +288,7 @@ func (s *scores) report() string {
 			continue
 		}
 		_, n := s.total(isClass(c), "")
-		fmt.Fprintf(&b, "%-10s %5d", c, n)
+		fmt.Fprintf(&b, "%-12s %5d", c, n)
 		for _, v := range verdictColumns {
 			fmt.Fprintf(&b, " %11d", s.counts[c][v])
 		}

@@ -276,10 +276,10 @@ func quotaWording(n *needleSet, rateLimited, period Condition) Condition {
 				"reached your specified api usage limits", "spending limit", "usage limit reached",
 				"daily limit", "daily quota", "monthly limit", "monthly quota", "try again tomorrow",
 				"trial has expired", "trial expired", "subscription has expired", "subscription expired",
-				"exceeded your daily", "daily request quota",
+				"exceeded your daily", "daily request quota", "quota_exceeded", "exceeds your quota", "account has run out of", "you have run out of",
 			),
 			// Kafka's THROTTLING_QUOTA_EXCEEDED is a rate limit.
-			Not(n.phrases("throttlingquota", "throttling quota")),
+			Not(n.phrases("throttlingquota", "throttling quota", "throttling_quota")),
 			Any(Not(period), daily, n.pattern(`\blimit: ?0\b`, "limit: 0", "limit:0")),
 		),
 		All(rateLimited, daily, Not(Condition{match: func(v *failureView) bool {

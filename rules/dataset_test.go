@@ -54,7 +54,7 @@ func labelGroup(class string) string {
 // labelGroups are the labels of the per-label figures, in their order.
 var labelGroups = []string{"transient", "rate_limit", "auth_expired", "auth", "quota", "permanent", "vague"}
 
-func loadDataset(t *testing.T, file string) []labelled {
+func loadDataset(t testing.TB, file string) []labelled {
 	t.Helper()
 	f, err := os.Open(file)
 	require.NoError(t, err)

@@ -22,6 +22,11 @@ var waitSentenceStarts = []string{"retry", "try again", "trying again", "try bac
 const waitSentence = `^(?:(?:retry|retrying|try again|trying again|try back)(?: (?:this|the|your) (?:request|call|operation))?\s+(?:after|in)|` +
 	`wait(?:ing)?(?: for)?|resets?\s+in|available again\s+in)\s+(?:about |approximately |around |roughly |at least |~)?`
 
+// maxHintTries bounds how many places of one text a form's pattern is
+// tried at: a text that repeats "retry" a thousand times costs no more than
+// one that says it a few dozen times.
+const maxHintTries = 48
+
 // A hint is looked for only where one of its words occurs, and read from
 // there with an anchored pattern over the next hintWidth bytes: a text costs
 // a few substring searches, however long it is.
@@ -192,6 +197,7 @@ var maxHintOffset = func() int {
 // measured from now().
 func retryAfterInText(text, lower string, now func() time.Time) (time.Duration, bool) {
 	best, bestAt, bestForm, found := time.Duration(0), len(lower)+1, 0, false
+	tries := 0
 	for r, root := range hintRoots {
 		for from := 0; ; {
 			i := strings.Index(lower[from:], root)
@@ -207,6 +213,9 @@ func retryAfterInText(text, lower string, now func() time.Time) (time.Duration, 
 				at := p - st.offset
 				if at < 0 || at > bestAt || (at == bestAt && st.form >= bestForm) || !strings.HasPrefix(lower[at:], st.word) {
 					continue
+				}
+				if tries++; tries > maxHintTries {
+					return best, found
 				}
 				form := &hintForms[st.form]
 				m := form.re.FindStringSubmatchIndex(lower[at:min(len(lower), at+hintWidth)])

@@ -27,6 +27,13 @@ type Question struct {
 	Failure  Failure         // what the Reflector was asked
 	Analysis FailureAnalysis // what it answered
 	Prompt   string          // the AskUser prompt
+
+	// Dispatches is how many times the call has been dispatched so far, and
+	// MayHaveActed how many of those dispatches failed in a way that does
+	// not tell whether the tool, one that is not idempotent, acted
+	// (WithEffects): what an approval may repeat.
+	Dispatches   int
+	MayHaveActed int
 }
 
 // Answer is a human's reply to a Question.

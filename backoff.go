@@ -9,10 +9,11 @@ import (
 	"time"
 )
 
-// Default settings of NewExponentialBackoff.
+// The delays of NewExponentialBackoff: 100ms first, doubled at each retry
+// up to 30s.
 const (
-	DefaultBaseDelay = 100 * time.Millisecond
-	DefaultMaxDelay  = 30 * time.Second
+	defaultBaseDelay = 100 * time.Millisecond
+	defaultMaxDelay  = 30 * time.Second
 )
 
 // ExponentialBackoff is the default RecoveryStrategy: it retries recoverable
@@ -58,8 +59,8 @@ func (l *lockedRand) int64N(n int64) int64 {
 func NewExponentialBackoff(maxRetries int) ExponentialBackoff {
 	return ExponentialBackoff{
 		maxRetries: max(maxRetries, 0),
-		base:       DefaultBaseDelay,
-		max:        DefaultMaxDelay,
+		base:       defaultBaseDelay,
+		max:        defaultMaxDelay,
 	}
 }
 

@@ -38,6 +38,9 @@ const (
 type RetryBudget struct {
 	capacity int64
 	tokens   atomic.Int64
+
+	// What a retry costs (WithCosts); 0 means the default.
+	retry, timeout, throttle int
 }
 
 // NewRetryBudget returns a full budget of capacity tokens; 0 or less means
@@ -55,6 +58,21 @@ func NewRetryBudget(capacity int) *RetryBudget {
 // RetryBudget). nil means none.
 func WithRetryBudget(b *RetryBudget) Option {
 	return func(d *Driver) { d.budget = b }
+}
+
+// WithCosts returns a new full budget of b's capacity whose retries cost
+// retry tokens after a failure, timeout after a timeout, and throttle after
+// a throttle (a failure whose status is 429, or that carries a rate-limit
+// hint); b is unchanged. 0 or less keeps a cost's default: 5, 10, and a
+// throttle costs what a retry does. AWS's 2026 retry behaviour charges 14
+// after a transient failure or a timeout and 5 after a throttle
+// (WithCosts(14, 14, 5)): on the recovery benchmark it sends fewer retries
+// into an outage than the defaults when no breaker is on, and changes
+// nothing beside one (BENCHMARKS.md).
+func (b *RetryBudget) WithCosts(retry, timeout, throttle int) *RetryBudget {
+	out := NewRetryBudget(int(b.capacity))
+	out.retry, out.timeout, out.throttle = max(retry, 0), max(timeout, 0), max(throttle, 0)
+	return out
 }
 
 // Tokens returns the tokens left.
@@ -91,18 +109,30 @@ func (b *RetryBudget) refund(n int) {
 	}
 }
 
-// retryCost is what a retry after a failure with err costs.
-func retryCost(err error) int {
+// cost is what a retry after a failure with err costs b.
+func (b *RetryBudget) cost(err error) int {
+	retry := or(b.retry, retryTokens)
 	if err == nil {
-		return retryTokens
+		return retry
 	}
 	if chainIs(err, context.DeadlineExceeded) {
-		return timeoutTokens
+		return or(b.timeout, timeoutTokens)
 	}
 	if t, ok := chainAs[interface{ Timeout() bool }](err); ok && callTimeout(t) {
-		return timeoutTokens
+		return or(b.timeout, timeoutTokens)
 	}
-	return retryTokens
+	if b.throttle > 0 && (StatusCode(err) == 429 || retryAfterHint(err) > 0) {
+		return b.throttle
+	}
+	return retry
+}
+
+// or is n, or def when n is 0.
+func or(n, def int) int {
+	if n > 0 {
+		return n
+	}
+	return def
 }
 
 // callTimeout calls Timeout; a panic means no.

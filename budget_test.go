@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -172,7 +173,9 @@ func TestRetryBudgetRefusal(t *testing.T) {
 				start := time.Now()
 				rep, err := d.RunWithReport(context.Background(), call, tool.Dispatch)
 				require.NoError(t, err, "a refused retry is a soft end")
-				assert.Equal(t, reflection.ToolResult{ID: call.ID, Content: tt.last, IsError: true}, rep.Result)
+				assert.True(t, rep.Result.IsError)
+				assert.True(t, strings.HasPrefix(rep.Result.Content, tt.last+"\n\n"), "the failure text first: %q", rep.Result.Content)
+				assert.True(t, sfIsBudgetRefusal(rep.Result.Content), "then the budget's refusal: %q", rep.Result.Content)
 				assert.Equal(t, reflection.OutcomeFailed, rep.Outcome)
 				assert.Equal(t, reflection.ReasonBudgetExhausted, rep.Reason)
 				assert.Len(t, tool.Calls(), tt.calls)

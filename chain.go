@@ -2,6 +2,7 @@ package reflection
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 )
@@ -47,7 +48,7 @@ func (c chain) Analyze(ctx context.Context, f Failure) (FailureAnalysis, error) 
 			return out.a, nil
 		}
 		causes = append(causes, out.err)
-		skipped = skipped && !safeIs(out.err, ErrPanicked) && safeIs(out.err, ErrSkipped)
+		skipped = skipped && !chainIs(out.err, ErrPanicked) && chainIs(out.err, ErrSkipped)
 		if ctx.Err() != nil {
 			skipped = false
 			break
@@ -71,8 +72,33 @@ func (e *chainError) Error() string {
 	if e.kind == ErrSkipped {
 		what = "skipped"
 	}
-	return "reflection: every reflector of the chain " + what + ": " + ErrorText(e.causes)
+	return "reflection: every reflector of the chain " + what + ": " + errorText(e.causes)
 }
 
 // Unwrap returns the kind first, so errors.Is finds it before any cause.
 func (e *chainError) Unwrap() []error { return []error{e.kind, e.causes} }
+
+// InputCheck returns a check that passes a call only when every reflector
+// of the chain that has an input check passes it; nil when none has one.
+func (c chain) InputCheck(lookup SchemaLookup) func(tool string, input json.RawMessage) error {
+	var checks []func(string, json.RawMessage) error
+	for _, r := range c {
+		if check := reflectorCheck(r, lookup); check != nil {
+			checks = append(checks, check)
+		}
+	}
+	switch len(checks) {
+	case 0:
+		return nil
+	case 1:
+		return checks[0]
+	}
+	return func(tool string, input json.RawMessage) error {
+		for _, check := range checks {
+			if err := check(tool, input); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}

@@ -2,6 +2,20 @@
 // began as a Go port of the reflection-and-recovery module of the Rust agent
 // framework loopctl, and keeps its vocabulary.
 //
+// Most callers need only [NewDriver] and [Driver.Run], around the host
+// framework's own dispatch:
+//
+//	driver := reflection.NewDriver(
+//		reflection.WithReflector(rules.New(rules.Defaults()...)), // no model needed for timeouts, 429s, 503s
+//		reflection.WithStrategy(reflection.NewExponentialBackoff(3)),
+//		reflection.WithEffects(registry.Effect), // charge_card is not idempotent: never charged twice blindly
+//		reflection.WithHealth(reflection.NewHealth(0, 0)),
+//		reflection.WithRetryBudget(reflection.NewRetryBudget(0)),
+//	)
+//	res, err := driver.Run(ctx, reflection.ToolCall{ID: id, Name: name, Input: args}, registry.Dispatch)
+//	// res is what the model reads; err is set only for a cancel, a deadline,
+//	// the ceiling, a nil dispatch or a detected loop.
+//
 // # Two pieces
 //
 // When a tool call fails, two pluggable pieces decide what happens next:
@@ -104,13 +118,13 @@
 // and corrections add up across attempts. An [InputFix] replaces the input
 // only with a JSON object no larger than [WithMaxCorrectedInput] (1 MiB by
 // default) whose keys do not repeat, exactly or but for case (parsers
-// disagree on such objects; [ScanJSON] is the check). A [ToolChange] replaces the tool only with a
+// disagree on such objects). A [ToolChange] replaces the tool only with a
 // non-empty name that the schema lookup knows (when there is one) and that
 // [WithToolChangeFilter] or [WithAllowedTools] allow. Whichever correction
 // brings a tool and an input together, [WithInputCheck]'s check runs on the
 // pair before it is dispatched; without one, a Driver with a schema lookup
-// uses its Reflector's own check when the Reflector is an [InputChecker]
-// (the llm Reflector is), so an input fixed for one tool is checked again
+// uses its Reflector's own check when the Reflector has an InputCheck
+// method (the llm Reflector has), so an input fixed for one tool is checked again
 // before it runs on another. A correction that cannot apply is dropped, the
 // reason is logged and reported, and the retry runs the call unchanged.
 // [PrerequisiteFix], [ApproachChange] and [Escalate] are advice and change
@@ -133,9 +147,9 @@
 // # Rate limits, timeouts and jitter
 //
 // A failure's rate-limit hint is the larger of FailureAnalysis.RetryAfter
-// and a RetryAfter() time.Duration method in the failure's error chain
-// ([RetryAfterHint]). A retry waits at least that long, and a hint above
-// [WithMaxRetryAfter]'s cap (60 s by default) turns the retry into Fail: no
+// and a RetryAfter() time.Duration method in the failure's error chain. A
+// retry waits at least that long, and a hint above [WithMaxRetryAfter]'s
+// cap (60 s by default) turns the retry into Fail: no
 // call is wasted on a service that said no. [ParseRetryAfter] reads an HTTP
 // Retry-After value. [WithAttemptTimeout] bounds each dispatch: a failure
 // after its limit reads `tool "<name>" timed out after <d>`
@@ -146,34 +160,61 @@
 // # Safety across calls
 //
 // Each call recovers on its own; these opt-in rules keep recovery safe when
-// many calls run, when a tool has side effects, and when something keeps
-// happening again.
+// many calls run, when a tool has side effects, when the model issues a
+// call again, and when something keeps happening again. Used together they
+// never work against each other: a call's own retries never open its
+// tool's breaker, and what one agent gets wrong never refuses another
+// agent's valid calls.
 //
-//   - Side effects ([WithEffects], [Effect]): after a failure that may have
-//     come after the tool acted (anything but an error matching
-//     [ErrNoEffect]), a tool that is not idempotent is not retried blindly:
-//     the retry becomes an AskUser saying so. A keyed tool is retried only
-//     with the same tool and input, under the same [IdempotencyKey].
-//   - A circuit breaker per tool ([WithHealth], [Health]): a tool that keeps
-//     failing is refused, without running, until it has rested; then one
-//     probe goes through.
+//   - Side effects ([WithEffects], [Effect]): a failure is ambiguous unless
+//     its error matches [ErrNoEffect] (an error that joins several: every
+//     one of them). Once a dispatch of a tool that is not idempotent failed
+//     ambiguously, every later dispatch of that tool in the call, after
+//     whatever ran in between, needs a human's approval given just before
+//     it (or a verifier's word that nothing happened): the retry becomes an
+//     AskUser saying the call may already have taken effect. Every question
+//     the call then asks begins with that warning, the [Question] counts the
+//     dispatches and those that may have acted, and a call that ends without
+//     success tells the model how many. A keyed tool is retried only with
+//     the same tool and input, under the same [IdempotencyKey]
+//     ([WithIdempotencyKeys] derives the key from the call itself, so a
+//     model's re-issue carries it too).
+//   - Across calls ([EffectMemory]): with WithEffects, a Driver remembers
+//     for an hour every call that may have acted without succeeding, and a
+//     model's re-issue of it (the same tool with an equal input, a new ID)
+//     is not dispatched blindly: it becomes a question that names the
+//     earlier call. [ContextWithEffectMemory] gives each session a memory
+//     of its own; [WithEffectMemory] shares one or turns it off.
+//   - Verification ([WithVerifier]): a host that can look an effect up (a
+//     payment by its key) answers the guard's question itself: applied ends
+//     the call succeeded with what it found, not applied lets the retry go.
+//   - A circuit breaker per tool ([WithHealth], [Health]): a tool whose
+//     calls keep failing is refused, without running, until it has rested,
+//     with a text that says when to try again; then one probe goes through.
+//     A call counts once, however often it retries, and a failure that
+//     blames the input (a 4xx other than 408, 425 and 429, or
+//     [ErrInputRejected]) does not count.
 //   - A retry budget ([WithRetryBudget], [RetryBudget]): retries take
 //     tokens from a budget that calls share, so an outage does not multiply
-//     the load on a failing service.
+//     the load on a failing service; a retry that is never sent costs
+//     nothing.
 //   - Loops: [WithLoopGuard] ends a call whose corrections go back to a call
 //     that already failed; a [LoopDetector] ([WithLoopDetection]) refuses a
 //     dispatch that an agent run keeps repeating with the same result.
 //
 // The rules that depend on one call's own history (the effect and loop
-// guards) are the machine's, so every runtime follows them. What calls
-// share (a breaker, a budget, a session's detector) is the runtime's to
-// consult: [Recovery.Refuse] and [Recovery.Stop] end a call for them.
+// guards, the warnings and counts, the verification step) are the
+// machine's, so every runtime follows them. What calls share (a breaker, a
+// budget, a memory, a session's detector) is the runtime's to consult:
+// [Recovery.Remembered], [Recovery.Refuse] and [Recovery.Stop] tell the
+// machine what it decided.
 //
 // # Why a call ended
 //
 // Every ending has a [Reason] (the Report's, [Recovery.Reason], the
-// Observer's Ended hook): the strategy's own decision, a Reflector error,
-// an invalid action, a hint over the cap, the ceiling, a human's refusal,
+// Observer's Ended hook): the strategy's own decision, a Reflector error, a
+// failure the Reflector skipped ([ReasonUnanalyzed]: no rule knew it), an
+// invalid action, a hint over the cap, the ceiling, a human's refusal,
 // an Asker that failed, a cancel, a deadline, a nil dispatch, an open
 // breaker, a spent budget, an ambiguous effect, a correction loop, a
 // detected loop, or a runtime's own refusal. A success has none.
@@ -183,7 +224,7 @@
 // [Recovery] holds every rule above that concerns one call, and performs no
 // I/O: it never dispatches, sleeps, reads the clock, draws random numbers,
 // starts a goroutine, waits on a context or ranges over a map (a test
-// checks its files). It asks its runtime for one [Step] at a time
+// checks its files and every function of the module they reach). It asks its runtime for one [Step] at a time
 // ([Recovery.Next]) and is told what came of it. The context checks, the
 // waits, the deadline refusal ([WaitPastDeadline]) and what calls share are
 // the runtime's. [Driver.NewRecovery] gives a machine to drive by hand
@@ -206,8 +247,8 @@
 //
 // Every method the library calls on a host's error value (Error, Is, As,
 // Unwrap, RetryAfter, StatusCode, Timeout) runs under recover, and every
-// walk of an error chain is bounded ([ErrorText], [ErrorIs], [ErrorAs],
-// [StatusCode], [RetryAfterHint]). So do the
+// walk of an error chain is bounded (at a thousand errors: a chain that
+// loops ends there), as it is in [StatusCode]. So do the
 // host's functions: a panicking Reflector or strategy means Fail, a
 // panicking schema lookup means the tool is unknown, a panicking filter
 // means no, a panicking input check drops the correction, a panicking

@@ -31,6 +31,11 @@ type Driver struct {
 	health         *Health
 	budget         *RetryBudget
 	detection      bool // WithLoopDetection
+	memory         *EffectMemory
+	memorySet      bool                       // WithEffectMemory was given, nil included
+	keyOf          func(call ToolCall) string // WithIdempotencyKeys
+	toolFilter     func(from, to string) bool // WithToolChangeFilter
+	toolList       map[string]struct{}        // WithAllowedTools; nil when not given
 
 	// hooked is set when something must happen around the original call
 	// (an observer hook, an attempt timeout, a loop detector), so Run sets up
@@ -76,11 +81,15 @@ func (d *Driver) With(opts ...Option) *Driver {
 
 // resolve works out the settings that depend on several options, once they
 // are all applied: the input check is WithInputCheck's, or else the
-// Reflector's own over the schema lookup (see InputChecker).
+// Reflector's own over the schema lookup (a Reflector with an InputCheck method).
 func (d *Driver) resolve() {
+	d.allowTool = toolChangeRule(d.toolList, d.toolFilter)
 	d.inputCheck = d.ownCheck
 	if d.inputCheck == nil {
 		d.inputCheck = reflectorCheck(d.reflector, d.schemas)
+	}
+	if d.effect != nil && d.memory == nil && !d.memorySet {
+		d.memory = NewEffectMemory(0) // WithEffects remembers by default
 	}
 	d.hooked = d.observer != nil || d.attemptTimeout > 0 || d.detection
 	d.busy = d.hooked || d.logger != nil || d.health != nil || d.budget != nil || d.effect != nil
@@ -128,7 +137,7 @@ func (d *Driver) Run(ctx context.Context, call ToolCall, dispatch DispatchFunc) 
 			return d.drive(ctx, call, dispatch, nil, nil)
 		}
 	}
-	if d.effect != nil && d.effectOf(call.Name) == EffectKeyed {
+	if d.effect != nil && d.guardsFirst(ctx, call.Name) {
 		return d.drive(ctx, call, dispatch, nil, nil)
 	}
 	var o outcome
@@ -136,7 +145,7 @@ func (d *Driver) Run(ctx context.Context, call ToolCall, dispatch DispatchFunc) 
 	if o.failed() {
 		return d.drive(ctx, call, dispatch, &o, nil)
 	}
-	breaker.succeeded()
+	d.health.succeeded(breaker)
 	if d.budget != nil {
 		d.budget.reward()
 	}
@@ -180,4 +189,18 @@ func (d *Driver) NewRecovery(ctx context.Context, call ToolCall) *Recovery {
 	r := &Recovery{rep: &Report{}}
 	r.init(ctx, call, &own)
 	return r
+}
+
+// guardsFirst reports whether a call of tool needs the effect guard before
+// its first dispatch: a keyed tool gets its key, and a call that the
+// memory may remember is looked up.
+func (d *Driver) guardsFirst(ctx context.Context, tool string) bool {
+	switch d.effectOf(tool) {
+	case EffectKeyed:
+		return true
+	case EffectNonIdempotent, EffectUndeclared:
+		m := d.memoryFor(ctx)
+		return m != nil && m.mayHold(tool)
+	}
+	return false
 }

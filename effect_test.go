@@ -254,7 +254,7 @@ func TestEffectGuardAsksAHuman(t *testing.T) {
 		{
 			name:    "declined",
 			asker:   &sfAsker{ans: reflection.Answer{Reply: "check the ledger first"}},
-			outcome: reflection.OutcomeAskedUser, reason: reflection.ReasonAmbiguousEffect, calls: 1,
+			outcome: reflection.OutcomeAskedUser, reason: reflection.ReasonDeclined, calls: 1,
 			content: []string{"gateway timeout", "A human declined to retry this call.", "check the ledger first"},
 		},
 		{
@@ -335,7 +335,7 @@ func TestEffectGuardMachine(t *testing.T) {
 				done, ok := r.Next().(reflection.DoneStep)
 				require.True(t, ok)
 				assert.True(t, done.Result.IsError)
-				assert.Equal(t, reflection.ReasonAmbiguousEffect, r.Reason(), "declined")
+				assert.Equal(t, reflection.ReasonDeclined, r.Reason(), "a human declined the guard's question")
 			case reflection.DoneStep:
 				require.False(t, canAsk, "no AskStep for a runtime that can ask")
 				assert.NoError(t, s.Err)

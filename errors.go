@@ -82,8 +82,53 @@ var errNoAsker = errors.New("reflection: no Asker to put the question to")
 // nothing ran.
 var ErrCircuitOpen error = &noEffectError{text: "reflection: circuit breaker open"}
 
-// circuitOpenText is the Content of a call a circuit breaker refused.
+// circuitOpenText starts the Content of a call a circuit breaker refused.
 const circuitOpenText = "tool temporarily unavailable: circuit breaker open"
+
+// circuitOpenError is the refusal Driver.Run gives Recovery.Refuse: it
+// matches ErrCircuitOpen (and so ErrNoEffect), and its RetryAfter is how
+// long the breaker stays open, which the refusal's text tells the model.
+type circuitOpenError struct{ retryIn time.Duration }
+
+func (e *circuitOpenError) Error() string { return ErrCircuitOpen.Error() }
+
+// Is reports whether target is ErrCircuitOpen or ErrNoEffect.
+func (e *circuitOpenError) Is(target error) bool {
+	return target == ErrCircuitOpen || target == ErrNoEffect
+}
+
+// RetryAfter is how long the breaker stays open.
+func (e *circuitOpenError) RetryAfter() time.Duration { return e.retryIn }
+
+// ErrInputRejected marks a failure in which the tool refused the call's
+// input before acting: a validation error, an unknown parameter, MCP's
+// invalid params. It says nothing about the tool's health, so a Health
+// counts it neither as a failure nor as a success, and it matches
+// ErrNoEffect, so the effect guard knows nothing ran. A dispatch says so by
+// returning an error that matches it (errors.Is).
+var ErrInputRejected error = &noEffectError{text: "reflection: the tool rejected the input"}
+
+// budgetRefusalText is what the model reads, after the failure, of a retry
+// that a retry budget refused.
+const budgetRefusalText = "This call was not retried: the retry budget, which limits retries across calls, is spent. " +
+	"Try again later, or go on without this tool."
+
+// refusalText is the sentence that tells the model why a runtime refused a
+// step, for the reasons that have one: a breaker's (with how long it stays
+// open, when err says) and a budget's.
+func refusalText(reason Reason, err error) string {
+	switch reason {
+	case ReasonCircuitOpen:
+		if d := retryAfterHint(err); d > 0 {
+			secs := (d + time.Second - 1) / time.Second
+			return circuitOpenText + "; retry in about " + strconv.FormatInt(int64(max(secs, 1)), 10) + "s"
+		}
+		return circuitOpenText
+	case ReasonBudgetExhausted:
+		return budgetRefusalText
+	}
+	return ""
+}
 
 // ErrRetryBudget is the error a runtime gives Recovery.Refuse when a retry
 // budget had too few tokens for a retry (WithRetryBudget).
@@ -157,3 +202,17 @@ func (e *AttemptTimeoutError) Is(target error) bool { return target == context.D
 
 // Unwrap returns the tool's own error.
 func (e *AttemptTimeoutError) Unwrap() error { return e.Err }
+
+// ErrNoEffect marks an attempt that certainly had no effect: it was refused
+// before it began (a circuit breaker, a validation before anything was sent,
+// a connection refused before the request was written). A dispatch says so
+// by returning an error that matches it (errors.Is). Every other failure is
+// ambiguous to the effect guard: the tool may have acted before it failed.
+var ErrNoEffect = errors.New("reflection: the attempt had no effect")
+
+// ErrAnswerInput is wrapped by Recovery.CheckAnswer's error.
+var ErrAnswerInput = errors.New("reflection: the answer's input cannot be used")
+
+// ErrNotTextInput is wrapped by InputText's error for an input that is not
+// {"input": "<text>"}.
+var ErrNotTextInput = errors.New(`reflection: tool input must be {"input": "<text>"}`)

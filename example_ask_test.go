@@ -64,6 +64,7 @@ func ExampleNewTerminalAsker() {
 	//   tool:        write_file
 	//   input:       {"path":"/etc/report.txt"}
 	//   failure:     open /etc/report.txt: permission denied
+	//   dispatches:  1 so far
 	//   root cause:  no write permission there
 	//   correction:  input_fix: write under /tmp
 	//   new input:   {"path":"/tmp/report.txt"}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/internal/caps"
 )
 
 // A model's answer is untrusted text. These fuzz targets feed it to the JSON
@@ -152,7 +153,7 @@ func FuzzApplyCorrection(f *testing.F) {
 		if filter {
 			opts = append(opts, reflection.WithAllowedTools("read_file", "search"))
 		}
-		limitBytes := reflection.DefaultMaxCorrectedInput
+		limitBytes := caps.MaxCorrectedInput
 		if mode&4 != 0 && limit > 0 {
 			limitBytes = int(limit)
 			opts = append(opts, reflection.WithMaxCorrectedInput(limitBytes))

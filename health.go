@@ -53,32 +53,56 @@ func (s BreakerState) String() string {
 // is down. It is safe for concurrent use and may be shared by any number of
 // Drivers (WithHealth); share one across the calls of a process.
 //
-// The rules, loopctl's with two refinements: before every dispatch (the
-// original call and each retry) a Driver asks about the tool as it will run;
-// while its breaker is open nothing is dispatched and the call ends softly
-// with "tool temporarily unavailable: circuit breaker open" (ReasonCircuitOpen)
-// without asking the Reflector. Every dispatch is recorded for the tool that
-// ran: a success closes its breaker and clears its count; a failure adds one,
-// and the threshold-th consecutive failure opens the breaker for openFor, or
-// for as long as the failure's rate-limit hint asks when that is longer (up
-// to the Driver's WithMaxRetryAfter cap). An attempt whose caller's ctx ended
-// counts as neither; one cut short by WithAttemptTimeout is a failure. Once
-// openFor has passed, the breaker is half-open: exactly one call goes
+// The rules: before every dispatch (the original call and each retry) a
+// Driver asks about the tool as it will run; while its breaker is open
+// nothing is dispatched and the call ends softly without asking the
+// Reflector (ReasonCircuitOpen), with a text that says the tool is
+// temporarily unavailable and when to try again ("tool temporarily
+// unavailable: circuit breaker open; retry in about 42s"), after the call's
+// own failure text when a retry was refused.
+//
+// What opens a breaker is failing calls, not failing dispatches: a call adds
+// at most one to its tool's count of consecutive failures, at its first
+// failure of that tool that counts, and its later failures of the tool add
+// nothing. So a call that fails three times and succeeds on its fourth
+// dispatch leaves the breaker closed, while three calls whose dispatches
+// fail open it. A success of any call closes the breaker and clears the
+// count. The threshold-th failing call opens the breaker for openFor, or for
+// as long as the failure's rate-limit hint asks when that is longer (up to
+// the Driver's WithMaxRetryAfter cap).
+//
+// Only failures that speak of the tool's health count. A failure whose
+// status (StatusCode) is 400 to 499, but for 408, 425 and 429, or that
+// matches ErrInputRejected (a joined error: when every error it joins
+// does), is the caller's mistake, not the tool's: it counts as neither a
+// success nor a failure, so one agent's invalid calls never refuse another
+// agent's valid ones. Nor does an attempt whose caller's ctx ended; one cut
+// short by WithAttemptTimeout is a failure.
+//
+// Once openFor has passed, the breaker is half-open: exactly one call goes
 // through as a probe, the others are refused as if it were open; the probe's
-// success closes the breaker, its failure opens it again, and a probe whose
-// ctx ended frees its place without changing anything.
+// success closes the breaker, a counted failure opens it again, and a probe
+// whose failure does not count, or whose ctx ended, frees its place without
+// changing anything. The place is freed whatever happens during the probe:
+// an Observer hook or a log handler that panics cannot leave a breaker
+// half-open for good.
+//
+// loopctl counts every failed dispatch instead; [Health.EveryDispatch]
+// builds a Health that does.
 //
 // With WithSchemas, a tool the lookup does not know is never tracked. A
 // Health holds at most 10,000 tools, forgetting closed ones first when full.
 // Reading a closed breaker takes no lock and writes nothing, so the calls
 // that succeed do not contend.
 type Health struct {
-	threshold int32
-	openFor   time.Duration
+	threshold     int32
+	openFor       time.Duration
+	everyDispatch bool // loopctl's counting: every failed dispatch adds one
 
-	mu      sync.Mutex   // held to add or drop a tool
-	tools   sync.Map     // tool key → *toolHealth
-	tracked atomic.Int64 // how many tools are in tools
+	mu        sync.Mutex   // held to add or drop a tool
+	tools     sync.Map     // tool key → *toolHealth
+	tracked   atomic.Int64 // how many tools are in tools
+	notClosed atomic.Int64 // how many of them are open or half-open
 }
 
 // toolHealth is one tool's breaker.
@@ -103,6 +127,31 @@ func NewHealth(threshold int, openFor time.Duration) *Health {
 		openFor = DefaultBreakerOpenFor
 	}
 	return &Health{threshold: int32(min(threshold, 1<<30)), openFor: openFor}
+}
+
+// EveryDispatch returns a new Health with h's threshold and open time that
+// counts as loopctl does: every failed dispatch adds one to its tool's
+// count, a call's retries too, and so do failures that say nothing of the
+// tool's health (a 400, ErrInputRejected). With it, a lone call whose
+// retries fail as often as the threshold opens its own tool's breaker. h is
+// unchanged.
+func (h *Health) EveryDispatch() *Health {
+	return &Health{threshold: h.threshold, openFor: h.openFor, everyDispatch: true}
+}
+
+// RemainingDelay returns how long until tool's open breaker lets a probe
+// through; 0 when it is closed or half-open, or h does not track the tool.
+func (h *Health) RemainingDelay(tool string) time.Duration {
+	t := h.entry(tool)
+	if t == nil || BreakerState(t.state.Load()) != BreakerOpen {
+		return 0
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if BreakerState(t.state.Load()) != BreakerOpen {
+		return 0
+	}
+	return max(time.Until(t.openUntil), 0)
 }
 
 // WithHealth makes the Driver consult h before every dispatch and record
@@ -162,35 +211,49 @@ func (h *Health) closed(tool string) (*toolHealth, bool) {
 	return t, t == nil || BreakerState(t.state.Load()) == BreakerClosed
 }
 
+// admission is Health's answer to a dispatch about to run.
+type admission struct {
+	t        *toolHealth   // the tool's breaker; nil when h does not track it
+	admitted bool          // the dispatch may run
+	probe    bool          // it runs as the half-open breaker's probe
+	wait     time.Duration // refused: how long the breaker stays open (0 while a probe runs)
+	change   breakerChange // what the question changed
+}
+
 // admit asks whether a dispatch of tool may run now, and whether it runs as
-// the half-open breaker's probe. It returns the tool's breaker (nil when h
-// does not track it) for settle to record the dispatch in.
-func (h *Health) admit(tool string) (t *toolHealth, admitted, probe bool, change breakerChange) {
-	t = h.entry(tool)
+// the half-open breaker's probe.
+func (h *Health) admit(tool string) (a admission) {
+	a.t = h.entry(tool)
+	t := a.t
 	if t == nil || BreakerState(t.state.Load()) == BreakerClosed {
-		return t, true, false, change
+		a.admitted = true
+		return a
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	switch BreakerState(t.state.Load()) {
 	case BreakerClosed:
-		return t, true, false, change
+		a.admitted = true
+		return a
 	case BreakerOpen:
-		if time.Now().Before(t.openUntil) {
-			return t, false, false, change
+		if now := time.Now(); now.Before(t.openUntil) {
+			a.wait = t.openUntil.Sub(now)
+			return a
 		}
 		t.state.Store(int32(BreakerHalfOpen))
-		change = breakerChange{from: BreakerOpen, to: BreakerHalfOpen, changed: true}
+		a.change = breakerChange{from: BreakerOpen, to: BreakerHalfOpen, changed: true}
 	}
 	if t.probing {
-		return t, false, false, change
+		return a
 	}
 	t.probing = true
-	return t, true, true, change
+	a.admitted, a.probe = true, true
+	return a
 }
 
 // release frees the probe's place of a dispatch that was admitted and then
-// did not run, or whose caller's ctx ended: nothing else changes.
+// did not run, whose caller's ctx ended, or whose failure does not count:
+// nothing else changes.
 func (t *toolHealth) release() {
 	if t != nil && BreakerState(t.state.Load()) == BreakerHalfOpen {
 		t.mu.Lock()
@@ -202,13 +265,16 @@ func (t *toolHealth) release() {
 // succeeded records a success on tool's breaker t (nil when untracked): it
 // closes and its count clears. It writes nothing unless the breaker has
 // something to forget.
-func (t *toolHealth) succeeded() breakerChange {
+func (h *Health) succeeded(t *toolHealth) breakerChange {
 	if t == nil || BreakerState(t.state.Load()) == BreakerClosed && t.failures.Load() == 0 {
 		return breakerChange{}
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	from := BreakerState(t.state.Load())
+	if from != BreakerClosed {
+		h.notClosed.Add(-1)
+	}
 	t.state.Store(int32(BreakerClosed))
 	t.failures.Store(0)
 	t.probing = false
@@ -216,23 +282,27 @@ func (t *toolHealth) succeeded() breakerChange {
 }
 
 // failed records a failure of tool on its breaker t, tracking the tool first
-// when t is nil; hint is the failure's rate-limit hint, already capped. The
-// threshold-th consecutive failure, or a probe's failure, opens the
-// breaker; the failures before take no lock.
-func (h *Health) failed(t *toolHealth, tool string, hint time.Duration) breakerChange {
+// when t is nil, and returns the breaker it recorded it on; hint is the
+// failure's rate-limit hint, already capped. The threshold-th consecutive
+// failure, or a probe's failure, opens the breaker; the failures before take
+// no lock.
+func (h *Health) failed(t *toolHealth, tool string, hint time.Duration) (*toolHealth, breakerChange) {
 	if t == nil {
 		if t = h.entry(tool); t == nil {
 			t = h.add(tool)
 		}
 	}
 	if n := t.failures.Add(1); n < h.threshold && BreakerState(t.state.Load()) == BreakerClosed {
-		return breakerChange{}
+		return t, breakerChange{}
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	from := BreakerState(t.state.Load())
 	if from == BreakerClosed && t.failures.Load() < h.threshold {
-		return breakerChange{} // a success cleared the count meanwhile
+		return t, breakerChange{} // a success cleared the count meanwhile
+	}
+	if from == BreakerClosed {
+		h.notClosed.Add(1)
 	}
 	until := time.Now().Add(max(h.openFor, hint))
 	if from == BreakerOpen && t.openUntil.After(until) {
@@ -241,7 +311,7 @@ func (h *Health) failed(t *toolHealth, tool string, hint time.Duration) breakerC
 	t.openUntil = until
 	t.probing = false
 	t.state.Store(int32(BreakerOpen))
-	return breakerChange{from: from, to: BreakerOpen, changed: from != BreakerOpen}
+	return t, breakerChange{from: from, to: BreakerOpen, changed: from != BreakerOpen}
 }
 
 // add starts tracking tool, making room when h is full: closed breakers go
@@ -262,21 +332,41 @@ func (h *Health) add(tool string) *toolHealth {
 	return t
 }
 
-// evict drops closed breakers, and then others, until h has room for one
-// more tool. h.mu is held.
+// evict drops a closed breaker, or any breaker when none is closed, so that
+// h has room for one more tool. h.mu is held. It reads as few entries as it
+// can: when every breaker is open it drops the first it meets.
 func (h *Health) evict() {
-	for _, closedOnly := range []bool{true, false} {
-		h.tools.Range(func(k, v any) bool {
-			if closedOnly && BreakerState(v.(*toolHealth).state.Load()) != BreakerClosed {
-				return true
-			}
-			h.tools.Delete(k)
-			return h.tracked.Add(-1) >= maxHealthTools
-		})
-		if h.tracked.Load() < maxHealthTools {
-			return
+	closedOnly := h.notClosed.Load() < h.tracked.Load()
+	h.tools.Range(func(k, v any) bool {
+		t := v.(*toolHealth)
+		if closedOnly && BreakerState(t.state.Load()) != BreakerClosed {
+			return true
 		}
+		t.mu.Lock()
+		if BreakerState(t.state.Load()) != BreakerClosed {
+			h.notClosed.Add(-1)
+		}
+		t.mu.Unlock()
+		h.tools.Delete(k)
+		return h.tracked.Add(-1) >= maxHealthTools
+	})
+	if h.tracked.Load() >= maxHealthTools {
+		h.evictAny()
 	}
+}
+
+// evictAny drops breakers, whatever their state, until h has room.
+func (h *Health) evictAny() {
+	h.tools.Range(func(k, v any) bool {
+		t := v.(*toolHealth)
+		t.mu.Lock()
+		if BreakerState(t.state.Load()) != BreakerClosed {
+			h.notClosed.Add(-1)
+		}
+		t.mu.Unlock()
+		h.tools.Delete(k)
+		return h.tracked.Add(-1) >= maxHealthTools
+	})
 }
 
 // tracks reports whether d's Health may track tool: with WithSchemas, only a
@@ -295,7 +385,7 @@ func (d *Driver) breakerHint(err error) time.Duration {
 	if err == nil {
 		return 0
 	}
-	return min(RetryAfterHint(err), d.hintCap())
+	return min(retryAfterHint(err), d.hintCap())
 }
 
 // breakerChanged tells the observer about a change of tool's breaker.

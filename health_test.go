@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/internal/caps"
 	"github.com/loopctl-go/reflection/reflectiontest"
 )
 
@@ -22,6 +24,23 @@ import (
 // it, so its clock is the bubble's.
 
 const sfBreakerWords = "tool temporarily unavailable: circuit breaker open"
+
+// sfIsBudgetRefusal reports whether content is a retry budget's refusal,
+// after the failure text of the call whose retry it refused.
+func sfIsBudgetRefusal(content string) bool {
+	i := strings.LastIndex(content, "\n\n")
+	return i > 0 && strings.Contains(content[i:], "retry budget")
+}
+
+// sfIsRefusal reports whether content is a breaker's refusal: its words
+// (with the time it stays open, or without), alone or after the failure
+// text of the call whose retry was refused.
+func sfIsRefusal(content string) bool {
+	if i := strings.LastIndex(content, "\n\n"); i >= 0 {
+		content = content[i+2:]
+	}
+	return content == sfBreakerWords || strings.HasPrefix(content, sfBreakerWords+"; retry in about ")
+}
 
 // sfRunN runs call n times through d with dispatch, and fails the test on a
 // hard error.
@@ -92,7 +111,7 @@ func TestHealthThresholdAndOpenFor(t *testing.T) {
 
 				res, err := d.Run(context.Background(), call, tool.Dispatch)
 				require.NoError(t, err)
-				assert.Equal(t, sfBreakerWords, res.Content, "a call while open")
+				assert.True(t, sfIsRefusal(res.Content), "a call while open")
 				assert.Len(t, tool.Calls(), tt.wantThreshold, "a refused call was dispatched")
 
 				time.Sleep(tt.wantOpenFor - time.Nanosecond)
@@ -122,7 +141,7 @@ func TestHealthRefusedCall(t *testing.T) {
 		reflection.WithObserver(ends.observer()),
 	)
 	tool := reflectiontest.NewTool(reflectiontest.Succeed("ok"))
-	want := reflection.ToolResult{ID: call.ID, Content: sfBreakerWords, IsError: true}
+	want := reflection.ToolResult{ID: call.ID, Content: sfBreakerWords + "; retry in about 3600s", IsError: true}
 
 	res, err := d.Run(context.Background(), call, tool.Dispatch)
 	require.NoError(t, err, "a refused call is a soft end")
@@ -147,10 +166,10 @@ func TestHealthRefusedCall(t *testing.T) {
 }
 
 // TestHealthConsultedBeforeEveryRetry checks that a breaker that opens
-// during a call refuses its next retry, with the breaker's words in place of
-// the failure text.
+// during a call refuses its next retry, with the breaker's words after the
+// failure text. A call counts once, so the threshold is 1 here.
 func TestHealthConsultedBeforeEveryRetry(t *testing.T) {
-	h := reflection.NewHealth(2, time.Hour)
+	h := reflection.NewHealth(1, time.Hour)
 	var asked sfCounter
 	var ends sfEnds
 	d := reflection.NewDriver(
@@ -163,14 +182,15 @@ func TestHealthConsultedBeforeEveryRetry(t *testing.T) {
 	call := sfCall("search", `{"q":"x"}`)
 	rep, err := d.RunWithReport(context.Background(), call, tool.Dispatch)
 	require.NoError(t, err)
-	assert.Equal(t, reflection.ToolResult{ID: call.ID, Content: sfBreakerWords, IsError: true}, rep.Result)
+	assert.Equal(t, reflection.ToolResult{ID: call.ID, Content: "503 Service Unavailable\n\n" + sfBreakerWords + "; retry in about 3600s",
+		IsError: true}, rep.Result)
 	assert.Equal(t, reflection.ReasonCircuitOpen, rep.Reason)
 	assert.Equal(t, reflection.OutcomeFailed, rep.Outcome)
-	assert.Len(t, tool.Calls(), 2, "dispatches")
-	assert.Len(t, rep.Attempts, 2, "attempts in the report")
-	assert.Equal(t, 2, asked.get(), "the Reflector is asked about the two failures only")
+	assert.Len(t, tool.Calls(), 1, "dispatches")
+	assert.Len(t, rep.Attempts, 1, "attempts in the report")
+	assert.Equal(t, 1, asked.get(), "the Reflector is asked about the one failure only")
 	if e := ends.all(); assert.Len(t, e, 1) {
-		assert.Equal(t, 2, e[0].Calls, "CallEnd.Calls")
+		assert.Equal(t, 1, e[0].Calls, "CallEnd.Calls")
 	}
 }
 
@@ -188,7 +208,7 @@ func TestHealthToolChangeOntoOpenTool(t *testing.T) {
 	rep, err := d.RunWithReport(context.Background(), sfCall("search", `{}`), tool.Dispatch)
 	require.NoError(t, err)
 	reflectiontest.AssertCallNames(t, tool, "search")
-	assert.Equal(t, sfBreakerWords, rep.Result.Content)
+	assert.True(t, sfIsRefusal(rep.Result.Content), "%q", rep.Result.Content)
 	assert.Equal(t, reflection.ReasonCircuitOpen, rep.Reason)
 	assert.Len(t, refl.Failures(), 1)
 	assert.Equal(t, reflection.BreakerClosed, h.State("search"), "one failure of search, threshold two")
@@ -344,7 +364,7 @@ func TestHealthRateLimitHint(t *testing.T) {
 		{"hint longer than openFor", sfHintError{after: 30 * time.Second}, nil, 30 * time.Second},
 		{"hint deep in the chain", fmt.Errorf("search: %w", fmt.Errorf("http: %w", sfHintError{after: 30 * time.Second})), nil, 30 * time.Second},
 		{"hint above the cap", sfHintError{after: 30 * time.Second}, []reflection.Option{reflection.WithMaxRetryAfter(20 * time.Second)}, 20 * time.Second},
-		{"hint above the default cap", sfHintError{after: 5 * time.Minute}, nil, reflection.DefaultMaxRetryAfter},
+		{"hint above the default cap", sfHintError{after: 5 * time.Minute}, nil, caps.MaxRetryAfter},
 		{"cap below openFor", sfHintError{after: 30 * time.Second}, []reflection.Option{reflection.WithMaxRetryAfter(5 * time.Second)}, openFor},
 		{
 			"hint only in the analysis", errors.New("503"),
@@ -422,7 +442,7 @@ func TestHealthHalfOpenOneProbe(t *testing.T) {
 
 				refused := 0
 				for _, res := range results {
-					if res.Content == sfBreakerWords {
+					if sfIsRefusal(res.Content) {
 						refused++
 					}
 				}
@@ -465,7 +485,7 @@ func TestHealthProbeWhoseCtxEndedFreesTheSlot(t *testing.T) {
 		<-started
 		res, err := d.Run(context.Background(), sfCall("search", `{}`), reflectiontest.NewTool(reflectiontest.Succeed("ok")).Dispatch)
 		require.NoError(t, err)
-		assert.Equal(t, sfBreakerWords, res.Content, "a second call while the probe runs")
+		assert.True(t, sfIsRefusal(res.Content), "a second call while the probe runs")
 		cancel()
 		require.ErrorIs(t, <-done, context.Canceled)
 		assert.Equal(t, reflection.BreakerHalfOpen, h.State("search"), "the cancelled probe changed the state")
@@ -505,7 +525,7 @@ func TestHealthSharedByDrivers(t *testing.T) {
 	assert.Equal(t, reflection.BreakerOpen, h.State("search"))
 	res, err := one.Run(context.Background(), sfCall("search", `{}`), fail)
 	require.NoError(t, err)
-	assert.Equal(t, sfBreakerWords, res.Content)
+	assert.True(t, sfIsRefusal(res.Content), "%q", res.Content)
 }
 
 // sfBreakerEvent is one BreakerChanged call.

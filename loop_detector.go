@@ -25,10 +25,13 @@ const loopRecords = 1000
 // Every dispatch of a Run under a detector, the original call and each
 // retry, success or failure, is recorded as (tool, input as a JSON value,
 // result: its text and whether it failed). Before each dispatch the detector
-// is read: when the same tool and input have already returned one same
+// is asked: when the same tool and input have already returned one same
 // result stopAt times in the session, nothing is dispatched and Run ends
 // with a hard *LoopDetectedError (OutcomeStopped, ReasonLoopDetected), its
-// result saying the dispatch was refused. A different result for the same
+// result saying the dispatch was refused. The question and the record are
+// one: a dispatch of the same tool and input that is still running counts
+// as a repeat, so calls that run at once are refused as if they had run one
+// after the other, and no more than stopAt of them run. A different result for the same
 // tool and input is progress: only identical results count, one after the
 // other or not. With WithRecoveryNotes, the result of a dispatch that brings
 // the count to warnAt or more tells the model so. A detector remembers its
@@ -42,6 +45,7 @@ type LoopDetector struct {
 	full    bool
 	results map[digest]int // how often each (tool, input, result) is in the ring
 	calls   map[digest][]digest
+	running map[digest]int // dispatches of each (tool, input) under way
 }
 
 // digest identifies a call, or a call and its result.
@@ -60,7 +64,8 @@ func NewLoopDetector(warnAt, stopAt int) *LoopDetector {
 	if stopAt <= 0 {
 		stopAt = defaultStopAt
 	}
-	return &LoopDetector{warnAt: warnAt, stopAt: stopAt, results: map[digest]int{}, calls: map[digest][]digest{}}
+	return &LoopDetector{warnAt: warnAt, stopAt: stopAt, results: map[digest]int{}, calls: map[digest][]digest{},
+		running: map[digest]int{}}
 }
 
 type loopDetectorKey struct{}
@@ -83,16 +88,41 @@ func WithLoopDetection() Option {
 	return func(d *Driver) { d.detection = true }
 }
 
-// seen returns the digest of call, and how often call has returned its most
-// frequent result in the session.
-func (d *LoopDetector) seen(call ToolCall) (key digest, most int) {
+// reserve asks whether call may be dispatched now and, when it may, holds
+// its place until record or release: it returns the digest of call and how
+// often call has returned its most frequent result in the session, counting
+// the dispatches of call still under way.
+func (d *LoopDetector) reserve(call ToolCall) (key digest, n int, ok bool) {
 	key = callDigest(call)
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	most := 0
 	for _, r := range d.calls[key] {
 		most = max(most, d.results[r])
 	}
-	return key, most
+	n = most + d.running[key]
+	if n >= d.stopAt {
+		return key, n, false
+	}
+	d.running[key]++
+	return key, n, true
+}
+
+// release gives back the place reserve held for a dispatch that did not
+// run.
+func (d *LoopDetector) release(key digest) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.unrun(key)
+}
+
+// unrun drops one dispatch of key from those under way. d.mu is held.
+func (d *LoopDetector) unrun(key digest) {
+	if n := d.running[key]; n > 1 {
+		d.running[key] = n - 1
+	} else {
+		delete(d.running, key)
+	}
 }
 
 // record notes a dispatch of the call whose digest is key, and returns how
@@ -101,6 +131,7 @@ func (d *LoopDetector) record(key digest, o *outcome) int {
 	rec := loopRecord{call: key, result: resultDigest(key, o)}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.unrun(key)
 	if d.full {
 		d.forget(d.ring[d.next])
 	}
@@ -142,7 +173,7 @@ func callDigest(call ToolCall) digest {
 	h := sha256.New()
 	writeField(h, []byte(call.Name))
 	in := []byte(call.Input)
-	if canon, ok := canonicalJSON(in); ok {
+	if canon, ok := canonicalAppend(make([]byte, 0, len(in)), in); ok {
 		in = canon
 	}
 	writeField(h, in)
@@ -157,7 +188,7 @@ func resultDigest(call digest, o *outcome) digest {
 	h.Write(call[:])
 	text, failed := o.res.Content, o.failed()
 	if o.err != nil {
-		text = ErrorText(o.err)
+		text = errorText(o.err)
 	}
 	writeField(h, []byte(text))
 	if failed {

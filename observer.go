@@ -31,7 +31,10 @@ type Observer struct {
 	AttemptStart func(ctx context.Context, attempt int, call ToolCall) context.Context
 
 	// DispatchStart is called before each call of the dispatch func, with the
-	// call as it will run (corrections applied).
+	// call as it will run (corrections applied), before AttemptStart.
+	//
+	// Deprecated: AttemptStart is called at the same point with the same
+	// arguments; use it.
 	DispatchStart func(ctx context.Context, attempt int, call ToolCall)
 
 	// DispatchDone is called after each call of the dispatch func with what
@@ -62,6 +65,8 @@ type Observer struct {
 
 	// Finished is called once as Run returns, with what it returns and the
 	// number of dispatch calls made.
+	//
+	// Deprecated: Ended receives the same and the outcome and reason; use it.
 	Finished func(ctx context.Context, calls int, res ToolResult, err error)
 
 	// Ended is called once as Run returns, after Finished, with the whole of
@@ -73,6 +78,16 @@ type Observer struct {
 	// probe let through after openFor moves it from open to half_open, the
 	// probe's success closes it and its failure opens it again.
 	BreakerChanged func(ctx context.Context, tool string, from, to BreakerState)
+
+	// Remembered is called when the Driver's effect memory remembers an
+	// earlier call of the same tool and input that may have acted without
+	// succeeding (see EffectMemory), before the call's first dispatch.
+	Remembered func(ctx context.Context, call ToolCall, earlier RememberedCall)
+
+	// Verified is called after the verifier (WithVerifier) answers about
+	// call, or fails (err is set; a panic shows as an error matching
+	// ErrPanicked).
+	Verified func(ctx context.Context, call ToolCall, v Verdict, err error)
 }
 
 // CallEnd is how a call ended, for the Observer's Ended hook.
@@ -87,7 +102,7 @@ type CallEnd struct {
 func (o *Observer) empty() bool {
 	return o.CallStart == nil && o.AttemptStart == nil && o.DispatchStart == nil && o.DispatchDone == nil &&
 		o.Analyzed == nil && o.Decided == nil && o.Waiting == nil && o.Corrected == nil && o.Asked == nil &&
-		o.Finished == nil && o.Ended == nil && o.BreakerChanged == nil
+		o.Finished == nil && o.Ended == nil && o.BreakerChanged == nil && o.Remembered == nil && o.Verified == nil
 }
 
 // JoinObservers returns an Observer whose every hook calls the same hook of
@@ -111,6 +126,8 @@ func JoinObservers(obs ...Observer) Observer {
 		finished       []func(context.Context, int, ToolResult, error)
 		ended          []func(context.Context, CallEnd)
 		breakerChanged []func(context.Context, string, BreakerState, BreakerState)
+		remembered     []func(context.Context, ToolCall, RememberedCall)
+		verified       []func(context.Context, ToolCall, Verdict, error)
 	)
 	for i := range obs {
 		o := &obs[i]
@@ -149,6 +166,12 @@ func JoinObservers(obs ...Observer) Observer {
 		}
 		if o.BreakerChanged != nil {
 			breakerChanged = append(breakerChanged, o.BreakerChanged)
+		}
+		if o.Remembered != nil {
+			remembered = append(remembered, o.Remembered)
+		}
+		if o.Verified != nil {
+			verified = append(verified, o.Verified)
 		}
 	}
 	if len(callStart) > 0 {
@@ -234,6 +257,20 @@ func JoinObservers(obs ...Observer) Observer {
 		j.BreakerChanged = func(ctx context.Context, tool string, from, to BreakerState) {
 			for _, h := range breakerChanged {
 				h(ctx, tool, from, to)
+			}
+		}
+	}
+	if len(remembered) > 0 {
+		j.Remembered = func(ctx context.Context, call ToolCall, earlier RememberedCall) {
+			for _, h := range remembered {
+				h(ctx, call, earlier)
+			}
+		}
+	}
+	if len(verified) > 0 {
+		j.Verified = func(ctx context.Context, call ToolCall, v Verdict, err error) {
+			for _, h := range verified {
+				h(ctx, call, v, err)
 			}
 		}
 	}

@@ -32,6 +32,7 @@ func runMachine(ctx context.Context, t *testing.T, s *reflectiontest.Scenario) r
 	}
 	r := s.Driver().NewRecovery(ctx, s.Call)
 	reflector, asker := s.Reflector(), s.Asker()
+	verifier := s.Driver().RuntimeOptions().Verifier
 	stopped := func() bool {
 		if ctx.Err() == nil {
 			return false
@@ -79,6 +80,15 @@ func runMachine(ctx context.Context, t *testing.T, s *reflectiontest.Scenario) r
 				continue
 			}
 			r.Answered(ans, err)
+		case reflection.VerifyStep:
+			if verifier == nil {
+				t.Fatalf("a VerifyStep without a verifier: %+v", step)
+			}
+			v, res, err := machineVerify(ctx, verifier, step.Call)
+			if stopped() {
+				continue
+			}
+			r.Verified(v, res, err)
 		case reflection.DoneStep:
 			rep := r.Report()
 			if _, again := r.Next().(reflection.DoneStep); !again {
@@ -130,6 +140,17 @@ func machineAsk(ctx context.Context, a reflection.Asker, q reflection.Question) 
 		}
 	}()
 	return a.Ask(ctx, q)
+}
+
+// machineVerify asks the verifier, turning a panic into an error.
+func machineVerify(ctx context.Context, verify func(context.Context, reflection.ToolCall) (reflection.Verdict, reflection.ToolResult, error),
+	call reflection.ToolCall) (v reflection.Verdict, res reflection.ToolResult, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			v, res, err = reflection.VerdictUnknown, reflection.ToolResult{}, &reflection.PanicError{Where: "verifier", Value: p}
+		}
+	}()
+	return verify(ctx, call)
 }
 
 // machineWait waits d unless ctx ends first, and refuses at once a wait

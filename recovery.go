@@ -48,6 +48,18 @@ type Recovery struct {
 	approved  bool // the pending wait follows a human's approval
 	repeats   int  // how often the session saw the latest result (a loop detector's count)
 
+	// The effect guard's record of the whole call (WithEffects).
+	mayActed      int                               // dispatches that failed after a guarded tool may have acted
+	anyAmbiguous  bool                              // some dispatch failed after its tool may have acted
+	lastAmbiguous ToolCall                          // the latest such dispatch, as it ran
+	acted         [MaxRecoveryAttempts + 1]ToolCall // the dispatches of guarded tools that may have acted, in order
+	nacted        int
+	verifying     ToolCall       // what the pending VerifyStep asks about
+	verifyKey     string         // its idempotency key
+	guardPrompt   string         // the question the guard asks when the verifier cannot tell
+	recall        RememberedCall // an earlier call an EffectMemory remembers (Remembered)
+	recalled      bool           // the call waits on a verification or an approval before its first dispatch
+
 	plan  *plan     // the next attempt's call, worked out at the decision; nil until a guard needs one
 	loops *loopSeen // the calls corrections have left (WithLoopGuard); nil until one has
 
@@ -76,6 +88,7 @@ const (
 	phaseAnalyze
 	phaseWait
 	phaseAsk
+	phaseVerify
 	phaseDone
 )
 
@@ -86,6 +99,7 @@ var stepNames = [...]string{
 	phaseAnalyze:  "an AnalyzeStep (answer it with Analyzed)",
 	phaseWait:     "a WaitStep (answer it with Waited)",
 	phaseAsk:      "an AskStep (answer it with Answered)",
+	phaseVerify:   "a VerifyStep (answer it with Verified)",
 	phaseDone:     "a DoneStep (the loop has ended)",
 }
 
@@ -121,6 +135,8 @@ func (r *Recovery) Next() Step {
 		return WaitStep{Attempt: r.attempt, Delay: r.wait}
 	case phaseAsk:
 		return AskStep{Question: r.question()}
+	case phaseVerify:
+		return r.verifyStep()
 	}
 	return r.done()
 }
@@ -138,6 +154,9 @@ func (r *Recovery) dispatchStep() DispatchStep { return DispatchStep{Attempt: r.
 // failure is the AnalyzeStep's Failure, which the Reflector reads in place.
 func (r *Recovery) failure() *Failure { return &r.fail }
 
+// verifyStep is the VerifyStep that Next returns.
+func (r *Recovery) verifyStep() VerifyStep { return VerifyStep{Call: r.verifying, Key: r.verifyKey} }
+
 // waitStep is the WaitStep that Next returns.
 func (r *Recovery) waitStep() WaitStep { return WaitStep{Attempt: r.attempt, Delay: r.wait} }
 
@@ -150,6 +169,14 @@ func (r *Recovery) original() ToolCall { return r.call }
 
 // callID is the id of the call as the model made it.
 func (r *Recovery) callID() string { return r.call.ID }
+
+// mayHaveActed reports whether a dispatch of the call failed after its tool
+// may have acted (WithEffects).
+func (r *Recovery) mayHaveActed() bool { return r.anyAmbiguous }
+
+// ambiguousCall is the latest dispatch that failed after its tool may have
+// acted, as it ran.
+func (r *Recovery) ambiguousCall() ToolCall { return r.lastAmbiguous }
 
 // corrections are the corrections the latest retry applied or dropped.
 func (r *Recovery) corrections() []fixRecord { return r.fixes[:r.nfix] }
@@ -197,7 +224,7 @@ func (r *Recovery) dispatched(o *outcome, start, end time.Time) {
 	}
 	f := &r.fail
 	if o.err != nil {
-		f.Error = ErrorText(o.err)
+		f.Error = errorText(o.err)
 	} else {
 		f.Error = o.res.Content
 	}
@@ -237,7 +264,7 @@ func (r *Recovery) analyzed() {
 	reason := ReasonStrategy
 	if err := r.an.err; err != nil {
 		r.an.a = FailureAnalysis{}
-		action, reason = Fail{Reason: ErrorText(err)}, ReasonReflectorError
+		action, reason = Fail{Reason: errorText(err)}, analysisReason(err)
 	} else {
 		if r.s.notes {
 			r.lastCause, r.lastFix, r.hasLast = r.an.a.RootCause, r.an.a.Correction, true
@@ -273,7 +300,13 @@ func (r *Recovery) retryDecided(act Retry) {
 			&ToolRecoveryExhaustedError{Tool: r.call.Name, Attempts: r.calls}, OutcomeExhausted)
 		return
 	}
-	if r.ambiguous && r.effectGuard() {
+	r.retryGuarded(act)
+}
+
+// retryGuarded follows a Retry the ceiling let through: the effect guard,
+// the rate-limit cap and the loop guard.
+func (r *Recovery) retryGuarded(act Retry) {
+	if r.effectGuard() {
 		return
 	}
 	if r.findHint() > 0 && r.refuseHint() {
@@ -287,27 +320,119 @@ func (r *Recovery) retryDecided(act Retry) {
 	r.startWait(max(act.Delay, r.hint, 0), false)
 }
 
-// effectGuard turns the Retry into the effect guard's AskUser when the
-// guard refuses it, and reports whether it did.
+// effectGuard holds the Retry back when the effect guard refuses it: a
+// VerifyStep when the Driver has a verifier, else the guard's AskUser. It
+// reports whether it did.
 func (r *Recovery) effectGuard() bool {
-	prompt, refuse := r.effectRefuses()
+	prompt, about, refuse := r.effectRefuses()
 	if !refuse {
 		return false
 	}
+	if r.s.verifier != nil {
+		r.verifying, r.verifyKey, r.guardPrompt = about, "", prompt
+		r.phase = phaseVerify
+		return true
+	}
+	r.guardAsk(prompt)
+	return true
+}
+
+// guardAsk turns the pending decision into the effect guard's AskUser.
+func (r *Recovery) guardAsk(prompt string) {
 	act := AskUser{Prompt: prompt}
 	r.action, r.reason, r.effectAsk = act, ReasonAmbiguousEffect, true
-	if r.rep != nil {
+	if r.recording() {
 		r.recordAction()
 	}
 	r.askDecided(act)
-	return true
 }
+
+// Verified reports the verifier's answer to the VerifyStep: VerdictApplied
+// ends the call succeeded with res (its ID the call's); VerdictNotApplied
+// lets the retry (or the remembered call's first dispatch) go on as after a
+// failure that had no effect; VerdictUnknown, or any err (the runtime turns
+// a panic into one), asks as the effect guard does without a verifier.
+func (r *Recovery) Verified(v Verdict, res ToolResult, err error) {
+	r.expect(phaseVerify, "Verified")
+	r.verified(v, res, err)
+}
+
+// verified is Verified once the step is checked.
+func (r *Recovery) verified(v Verdict, res ToolResult, err error) {
+	if err != nil {
+		v = VerdictUnknown
+	}
+	switch v {
+	case VerdictApplied:
+		r.recalled = false
+		r.reason = ""
+		r.finish(ToolResult{ID: r.call.ID, Content: res.Content}, nil, OutcomeSucceeded)
+	case VerdictNotApplied:
+		if r.recalled {
+			r.recalled = false
+			r.phase = phaseDispatch
+			return
+		}
+		r.clearActed(r.verifying.Name)
+		if sameCall(r.verifying, r.cur) {
+			r.ambiguous = false
+		}
+		act, _ := r.action.(Retry)
+		r.retryGuarded(act)
+	default:
+		if r.recalled {
+			r.recallAsk()
+			return
+		}
+		r.guardAsk(r.guardPrompt)
+	}
+}
+
+// Remembered tells r, before its first dispatch, that an EffectMemory
+// remembers rc: an earlier call of the same tool with an equal input that
+// ended without success after it may have acted. The call is then not
+// dispatched blindly: Next returns a VerifyStep about rc.Ran when the Driver
+// has a verifier, else the effect guard's AskUser (ReasonAmbiguousEffect),
+// whose prompt names rc.ID and whose Failure carries rc.Failure. An
+// approval, or VerdictNotApplied, dispatches the call. Driver.Run calls it
+// itself; a runtime of its own calls it when its memory matches. Called
+// later than before the first dispatch, it changes nothing.
+func (r *Recovery) Remembered(rc RememberedCall) {
+	if r.phase != phaseDispatch || r.calls > 0 || r.recalled {
+		return
+	}
+	r.recall, r.recalled = rc, true
+	r.fail.Tool, r.fail.Input, r.fail.Error = rc.Ran.Name, rc.Ran.Input, rc.Failure
+	if r.s.effect != nil {
+		r.fail.Effect = r.s.effectOf(rc.Ran.Name)
+	}
+	if r.s.verifier != nil {
+		r.verifying, r.verifyKey = rc.Ran, rc.Key
+		r.phase = phaseVerify
+		return
+	}
+	r.recallAsk()
+}
+
+// recallAsk asks before a remembered call's first dispatch.
+func (r *Recovery) recallAsk() {
+	act := AskUser{Prompt: rememberedPrompt(r.recall)}
+	r.action, r.reason, r.effectAsk = act, ReasonAmbiguousEffect, true
+	if !r.s.canAsk {
+		r.endSoft(r.fail.Error+"\n\n"+humanDecision(act.Prompt), OutcomeAskedUser)
+		return
+	}
+	r.phase = phaseAsk
+}
+
+// recording reports whether the Report has an attempt to add to.
+func (r *Recovery) recording() bool { return r.rep != nil && len(r.rep.Attempts) > 0 }
 
 // askDecided follows an AskUser: a question when the runtime can ask, else
 // the soft AskUser ending.
 func (r *Recovery) askDecided(act AskUser) {
 	if !r.s.canAsk || r.attempt == MaxRecoveryAttempts {
-		r.endSoft(r.fail.Error+"\n\n"+humanDecision(act.Prompt), OutcomeAskedUser)
+		r.endSoft(r.fail.Error+"\n\n"+humanDecision(r.warnedPrompt(act.Prompt)), OutcomeAskedUser)
 		return
 	}
 	if r.findHint() > 0 && r.refuseHint() {
@@ -330,7 +455,7 @@ func (r *Recovery) startWait(d time.Duration, approved bool) {
 func (r *Recovery) findHint() time.Duration {
 	r.hint = max(r.an.a.RetryAfter, 0)
 	if r.fail.Err != nil {
-		r.hint = max(r.hint, RetryAfterHint(r.fail.Err))
+		r.hint = max(r.hint, retryAfterHint(r.fail.Err))
 	}
 	return r.hint
 }
@@ -374,7 +499,7 @@ func (r *Recovery) Answered(ans Answer, err error) {
 
 // answered is Answered once the step is checked.
 func (r *Recovery) answered(ans Answer, err error) {
-	if r.rep != nil {
+	if r.recording() {
 		r.recordAnswer(ans, err)
 	}
 	content := r.fail.Error + "\n\n" + humanDecision(r.prompt())
@@ -385,14 +510,19 @@ func (r *Recovery) answered(ans Answer, err error) {
 		}
 		r.endSoft(content, OutcomeAskedUser)
 	case !ans.Approve:
-		if !r.effectAsk {
-			r.reason = ReasonDeclined
-		}
+		r.reason = ReasonDeclined
 		content += "\n\n" + humanDeclined
 		if ans.Reply != "" {
 			content += "\n\n" + ans.Reply
 		}
 		r.endSoft(content, OutcomeAskedUser)
+	case r.recalled: // approved: the remembered call's first dispatch
+		r.reason, r.effectAsk, r.recalled = "", false, false
+		r.nfix = 0
+		if len(ans.Input) > 0 {
+			r.applyCorrection(&Correction{Type: InputFix, Description: humanInputDescription, ModifiedInput: ans.Input}, true)
+		}
+		r.phase = phaseDispatch
 	default:
 		r.reason, r.effectAsk = "", false
 		if len(ans.Input) > 0 {
@@ -431,11 +561,11 @@ func (r *Recovery) Stop(err error) {
 	r.markWaitStopped()
 	text := r.fail.Error
 	if r.calls == 0 {
-		text = ErrorText(err)
+		text = errorText(err)
 	}
 	reason := stopReason(err)
 	if reason == ReasonLoopDetected {
-		text = loopRefusal + ErrorText(err)
+		text = loopRefusal + errorText(err)
 	}
 	r.reason = reason
 	r.finish(ToolResult{ID: r.call.ID, Content: text, IsError: true}, err, OutcomeStopped)
@@ -443,18 +573,27 @@ func (r *Recovery) Stop(err error) {
 
 // Refuse ends the loop softly because the runtime will not perform the
 // current DispatchStep (a circuit breaker is open) or WaitStep (the retry
-// budget is spent). err says why: ErrCircuitOpen (ReasonCircuitOpen; the
-// result's Content is then the breaker's words, "tool temporarily
-// unavailable: circuit breaker open"), ErrRetryBudget
-// (ReasonBudgetExhausted), or the runtime's own (ReasonRefused). Otherwise
-// the Content is the latest failure text, or err's text when nothing has
-// failed yet; the outcome is OutcomeFailed and the error nil. A refused
-// dispatch is not an attempt: no Reflector is asked about it. Refuse at an
-// AnalyzeStep or AskStep panics; once Next has returned the DoneStep, or
-// once the machine has ended the call, it changes nothing.
+// budget is spent). err says why, and the Content tells the model:
+//
+//   - ErrCircuitOpen (ReasonCircuitOpen): "tool temporarily unavailable:
+//     circuit breaker open", followed by "; retry in about Ns" when err also
+//     has a RetryAfter() time.Duration method saying how long the breaker
+//     stays open (N in whole seconds, rounded up), as Driver.Run's refusals
+//     do;
+//   - ErrRetryBudget (ReasonBudgetExhausted): a sentence saying the call was
+//     not retried because the retry budget is spent;
+//   - the runtime's own error (ReasonRefused): err's text.
+//
+// When a call has already failed, the Content is that failure's text, then
+// a blank line, then the refusal's sentence (for the runtime's own error,
+// the failure text alone), so the model keeps the real error. The outcome
+// is OutcomeFailed and the error nil. A refused dispatch is not an attempt:
+// no Reflector is asked about it. Refuse at an AnalyzeStep or AskStep
+// panics; once Next has returned the DoneStep, or once the machine has
+// ended the call, it changes nothing.
 func (r *Recovery) Refuse(err error) {
 	switch r.phase {
-	case phaseAnalyze, phaseAsk:
+	case phaseAnalyze, phaseAsk, phaseVerify:
 		panic("reflection: Recovery.Refuse called, but the current step is " + stepNames[r.phase] +
 			" (only a DispatchStep or a WaitStep can be refused)")
 	case phaseDone:
@@ -467,11 +606,14 @@ func (r *Recovery) Refuse(err error) {
 	reason := refuseReason(err)
 	r.reason = reason
 	text := r.fail.Error
-	switch {
-	case reason == ReasonCircuitOpen:
-		text = circuitOpenText
+	switch sentence := refusalText(reason, err); {
+	case sentence == "" && r.calls == 0:
+		text = errorText(err)
+	case sentence == "":
 	case r.calls == 0:
-		text = ErrorText(err)
+		text = sentence
+	default:
+		text += "\n\n" + sentence
 	}
 	r.endSoft(text, OutcomeFailed)
 }
@@ -521,8 +663,12 @@ func (r *Recovery) successContent(output string) string {
 	return withNote(output, successNote(r.cur))
 }
 
-// finish ends the loop with res and err; r.reason is already set.
+// finish ends the loop with res and err; r.reason is already set. A call
+// that did not succeed after dispatches that may have acted says how many.
 func (r *Recovery) finish(res ToolResult, err error, o Outcome) {
+	if o != OutcomeSucceeded && r.mayActed > 0 {
+		res.Content = withNote(res.Content, r.actedWarning())
+	}
 	r.result, r.err, r.outcome = res, err, o
 	r.phase = phaseDone
 	if r.rep != nil {
@@ -532,15 +678,18 @@ func (r *Recovery) finish(res ToolResult, err error, o Outcome) {
 
 // question is the AskStep's question.
 func (r *Recovery) question() Question {
-	return Question{Call: r.cur, Failure: r.fail, Analysis: r.an.a, Prompt: r.prompt()}
+	return Question{Call: r.cur, Failure: r.fail, Analysis: r.an.a, Prompt: r.prompt(),
+		Dispatches: r.calls, MayHaveActed: r.mayActed}
 }
 
-// prompt is the pending AskUser's prompt.
+// prompt is the pending AskUser's prompt, after the effect guard's warning
+// when a dispatch of the call may have acted.
 func (r *Recovery) prompt() string {
+	p := ""
 	if act, ok := r.action.(AskUser); ok {
-		return act.Prompt
+		p = act.Prompt
 	}
-	return ""
+	return r.warnedPrompt(p)
 }
 
 // Outcome says how the loop ended, or 0 while it runs.
@@ -656,3 +805,44 @@ func (o *outcome) failed() bool { return o.err != nil || o.res.IsError }
 // humanInputDescription describes, in a report and to observers, the input a
 // human gave with an approval.
 const humanInputDescription = "input given by a human"
+
+// settings are the rules one Recovery follows. A Driver holds them and hands
+// each Recovery a copy, so the machine never refers to its Driver.
+type settings struct {
+	strategy   RecoveryStrategy
+	schemas    SchemaLookup
+	allowTool  func(from, to string) bool
+	inputCheck func(tool string, input json.RawMessage) error
+	maxFixSize int                      // 0 means defaultMaxCorrectedInput; negative means no limit
+	maxHint    time.Duration            // 0 means defaultMaxRetryAfter
+	canAsk     bool                     // AskUser yields an AskStep
+	notes      bool                     // WithRecoveryNotes
+	effect     func(tool string) Effect // WithEffects; nil: the effect guard is off
+	loopGuard  bool                     // WithLoopGuard
+	verifier   verifyFunc               // WithVerifier; nil: the guard asks. The machine only asks for a VerifyStep
+}
+
+// defaultStrategy is the strategy of a Driver without one, stored as an
+// interface value once, so using it costs no allocation.
+var defaultStrategy RecoveryStrategy = NewExponentialBackoff(3)
+
+func (s *settings) strategyOrDefault() RecoveryStrategy {
+	if s.strategy == nil {
+		return defaultStrategy
+	}
+	return s.strategy
+}
+
+func (s *settings) fixLimit() int {
+	if s.maxFixSize == 0 {
+		return defaultMaxCorrectedInput
+	}
+	return s.maxFixSize
+}
+
+func (s *settings) hintCap() time.Duration {
+	if s.maxHint <= 0 {
+		return defaultMaxRetryAfter
+	}
+	return s.maxHint
+}

@@ -2,11 +2,11 @@ package reflection
 
 import "strings"
 
-// Redacted is what RedactSecrets puts in place of a secret.
-const Redacted = "[REDACTED]"
+// redactMark is what RedactSecrets puts in place of a secret.
+const redactMark = "[REDACTED]"
 
 // RedactSecrets returns s with the secrets it recognises replaced by
-// Redacted. It is a stock function for WithRedactor and llm.WithRedactor,
+// "[REDACTED]". It is a stock function for WithRedactor and llm.WithRedactor,
 // and it recognises three kinds of secret:
 //
 //   - a value of a known format, wherever it stands: the keys and tokens of
@@ -66,7 +66,7 @@ type edits struct {
 func (e *edits) replace(start, end int, with ...string) {
 	if !e.changed {
 		e.changed = true
-		e.out.Grow(len(e.src) + len(Redacted))
+		e.out.Grow(len(e.src) + len(redactMark))
 	}
 	e.out.WriteString(e.src[e.done:start])
 	for _, w := range with {
@@ -75,8 +75,8 @@ func (e *edits) replace(start, end int, with ...string) {
 	e.done = end
 }
 
-// hide replaces src[start:end] with Redacted.
-func (e *edits) hide(start, end int) { e.replace(start, end, Redacted) }
+// hide replaces src[start:end] with redactMark.
+func (e *edits) hide(start, end int) { e.replace(start, end, redactMark) }
 
 // result is src with the replacements made.
 func (e *edits) result() string {

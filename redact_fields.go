@@ -94,7 +94,7 @@ func redactField(e *edits, s string, sep int) int {
 	if !quoted && quote == '"' {
 		// A bare JSON value (a number) becomes a string, so the JSON stays valid.
 		esc := s[p : p+escapes]
-		e.replace(start, end, esc, `"`, Redacted, esc, `"`)
+		e.replace(start, end, esc, `"`, redactMark, esc, `"`)
 		return next
 	}
 	e.hide(start, end)
@@ -124,7 +124,7 @@ func notSecretValue(s string, v int, kind keyKind, nameEnd string) bool {
 	}
 	if s[word] == '=' && kind == keyValue {
 		after := spanFwd(s, word, &equals, len(s))
-		return after < len(s) && (bareValue[s[after]] || strings.HasPrefix(s[after:], Redacted))
+		return after < len(s) && (bareValue[s[after]] || strings.HasPrefix(s[after:], redactMark))
 	}
 	return !bareValue[s[word]] && isJSONLiteral(s[v:word])
 }
@@ -133,7 +133,7 @@ func isJSONLiteral(w string) bool { return w == "null" || w == "true" || w == "f
 
 var equals = newByteClass("=")
 
-// hiddenAlready returns where the Redacted that an earlier pass put as the
+// hiddenAlready returns where the redactMark that an earlier pass put as the
 // value at v ends (after an opening quote and, for an Authorization header,
 // a scheme word); 0 when the value is something else. Only what was read is
 // skipped, so a long line is read once whatever it holds.
@@ -147,8 +147,8 @@ func hiddenAlready(s string, v int, kind keyKind) int {
 	if kind == keyAuthorization {
 		x += schemeWord(s[x:min(len(s), x+64)])
 	}
-	if strings.HasPrefix(s[x:], Redacted) {
-		return x + len(Redacted)
+	if strings.HasPrefix(s[x:], redactMark) {
+		return x + len(redactMark)
 	}
 	return 0
 }

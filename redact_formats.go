@@ -281,7 +281,7 @@ func flagValue(s string, i int) (start, end int) {
 	}
 	end = spanFwd(s, start, &bareFlagValue, len(s))
 	if value := s[start:end]; value == "" || value[0] == ':' || value[len(value)-1] == ':' ||
-		strings.Contains(value, "=") || strings.Contains(value, Redacted) {
+		strings.Contains(value, "=") || strings.Contains(value, redactMark) {
 		return 0, -1 // a field (Authorization:, key=value), for redactFields, or hidden already
 	}
 	return start, end

@@ -227,18 +227,21 @@ func FuzzRedactSecrets(f *testing.F) {
 	})
 }
 
-// hiddenParts returns the texts of in that want shows as Redacted (a bare
+// redactedMark is what RedactSecrets puts in place of a secret.
+const redactedMark = "[REDACTED]"
+
+// hiddenParts returns the texts of in that want shows as "[REDACTED]" (a bare
 // JSON value shows as a quoted "[REDACTED]").
 func hiddenParts(in, want string) []string {
 	if parts, ok := splitHidden(in, want); ok {
 		return parts
 	}
-	parts, _ := splitHidden(in, strings.ReplaceAll(want, `"`+reflection.Redacted+`"`, reflection.Redacted))
+	parts, _ := splitHidden(in, strings.ReplaceAll(want, `"`+redactedMark+`"`, redactedMark))
 	return parts
 }
 
 func splitHidden(in, want string) ([]string, bool) {
-	kept := strings.Split(want, reflection.Redacted)
+	kept := strings.Split(want, redactedMark)
 	rest, ok := strings.CutPrefix(in, kept[0])
 	if !ok {
 		return nil, false

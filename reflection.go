@@ -70,3 +70,53 @@ type StrategyFunc func(ctx context.Context, a FailureAnalysis, attempt, maxAttem
 func (fn StrategyFunc) Decide(ctx context.Context, a FailureAnalysis, attempt, maxAttempts int) RecoveryAction {
 	return fn(ctx, a, attempt, maxAttempts)
 }
+
+// NoopReflector is the default Reflector. It calls every failure
+// unrecoverable, at SeverityMedium, with the failure text as root cause and
+// no correction, so under the default strategy a failed call is never
+// retried. Its zero value is ready to use and safe for concurrent use.
+type NoopReflector struct{}
+
+// Analyze returns {IsRecoverable: false, RootCause: f.Error, Severity:
+// SeverityMedium} and a nil error, for every input.
+func (NoopReflector) Analyze(_ context.Context, f Failure) (FailureAnalysis, error) {
+	return FailureAnalysis{
+		IsRecoverable: false,
+		RootCause:     f.Error,
+		Severity:      SeverityMedium,
+	}, nil
+}
+
+// inputChecker is a Reflector that can also check a corrected call against
+// the schema of the tool it is about to run: one with the method
+//
+//	InputCheck(lookup SchemaLookup) func(tool string, input json.RawMessage) error
+//
+// that returns such a check over lookup, or nil when it has none. The llm
+// package's Reflector has it, and so do Chain and NewCache when a Reflector
+// they hold does.
+//
+// A Reflector that proposes an InputFix checks it against the schema of the
+// tool that failed; a later ToolChange (or one that came first) can then
+// bring that input to a tool it was never checked against. So a Driver
+// given WithSchemas and no WithInputCheck uses its Reflector's check, when
+// the Reflector has one, on every corrected call before it runs (see
+// WithInputCheck).
+type inputChecker interface {
+	InputCheck(lookup SchemaLookup) func(tool string, input json.RawMessage) error
+}
+
+// reflectorCheck returns r's input check over lookup, or nil when r has no
+// InputCheck method, has no check, or panics.
+func reflectorCheck(r Reflector, lookup SchemaLookup) (check func(string, json.RawMessage) error) {
+	ic, ok := r.(inputChecker)
+	if !ok || lookup == nil {
+		return nil
+	}
+	defer func() {
+		if recover() != nil {
+			check = nil
+		}
+	}()
+	return ic.InputCheck(lookup)
+}

@@ -51,6 +51,11 @@ func sfFailOnce(t *testing.T, r *reflection.Recovery) {
 	sfStep[reflection.WaitStep](t, r)
 }
 
+// sfBudgetWords is what the model reads when a retry budget refuses a
+// retry.
+const sfBudgetWords = "This call was not retried: the retry budget, which limits retries across calls, is spent. " +
+	"Try again later, or go on without this tool."
+
 func TestRefuse(t *testing.T) {
 	custom := errors.New("reflection_test: maintenance window")
 	tests := []struct {
@@ -64,19 +69,19 @@ func TestRefuse(t *testing.T) {
 		{"first dispatch, breaker", func(t *testing.T, r *reflection.Recovery) { sfStep[reflection.DispatchStep](t, r) },
 			reflection.ErrCircuitOpen, sfBreakerWords, reflection.ReasonCircuitOpen, 0},
 		{"first dispatch, budget", func(t *testing.T, r *reflection.Recovery) { sfStep[reflection.DispatchStep](t, r) },
-			reflection.ErrRetryBudget, reflection.ErrRetryBudget.Error(), reflection.ReasonBudgetExhausted, 0},
+			reflection.ErrRetryBudget, sfBudgetWords, reflection.ReasonBudgetExhausted, 0},
 		{"first dispatch, the runtime's own", func(t *testing.T, r *reflection.Recovery) { sfStep[reflection.DispatchStep](t, r) },
 			custom, custom.Error(), reflection.ReasonRefused, 0},
 		{"first dispatch, ErrNoEffect is the runtime's own", func(t *testing.T, r *reflection.Recovery) { sfStep[reflection.DispatchStep](t, r) },
 			reflection.ErrNoEffect, reflection.ErrNoEffect.Error(), reflection.ReasonRefused, 0},
-		{"wait, budget", sfFailOnce, reflection.ErrRetryBudget, "boom", reflection.ReasonBudgetExhausted, 1},
+		{"wait, budget", sfFailOnce, reflection.ErrRetryBudget, "boom\n\n" + sfBudgetWords, reflection.ReasonBudgetExhausted, 1},
 		{"wait, the runtime's own", sfFailOnce, custom, "boom", reflection.ReasonRefused, 1},
-		{"wait, breaker", sfFailOnce, reflection.ErrCircuitOpen, sfBreakerWords, reflection.ReasonCircuitOpen, 1},
+		{"wait, breaker", sfFailOnce, reflection.ErrCircuitOpen, "boom\n\n" + sfBreakerWords, reflection.ReasonCircuitOpen, 1},
 		{"second dispatch, breaker", func(t *testing.T, r *reflection.Recovery) {
 			sfFailOnce(t, r)
 			r.Waited()
 			sfStep[reflection.DispatchStep](t, r)
-		}, reflection.ErrCircuitOpen, sfBreakerWords, reflection.ReasonCircuitOpen, 1},
+		}, reflection.ErrCircuitOpen, "boom\n\n" + sfBreakerWords, reflection.ReasonCircuitOpen, 1},
 		{"second dispatch, the runtime's own", func(t *testing.T, r *reflection.Recovery) {
 			sfFailOnce(t, r)
 			r.Waited()
@@ -86,7 +91,7 @@ func TestRefuse(t *testing.T) {
 			sfFailOnce(t, r)
 			r.Waited()
 			sfStep[reflection.DispatchStep](t, r)
-		}, reflection.ErrRetryBudget, "boom", reflection.ReasonBudgetExhausted, 1},
+		}, reflection.ErrRetryBudget, "boom\n\n" + sfBudgetWords, reflection.ReasonBudgetExhausted, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,11 +4,13 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/loopctl-go/reflection/internal/caps"
 )
 
-// DefaultMaxRetryAfter is the largest rate-limit hint a Driver waits for
-// unless WithMaxRetryAfter says otherwise.
-const DefaultMaxRetryAfter = 60 * time.Second
+// defaultMaxRetryAfter is the largest rate-limit hint a Driver waits for
+// unless WithMaxRetryAfter says otherwise: 60s.
+const defaultMaxRetryAfter = caps.MaxRetryAfter
 
 // The three forms of an HTTP date that RFC 9110 (section 5.6.7) accepts: the
 // preferred IMF-fixdate, the obsolete RFC 850 form and asctime's.

@@ -96,7 +96,8 @@ func TestSharedSafetyUnderLoad(t *testing.T) {
 					return
 				}
 				if res.IsError {
-					assert.True(t, failureTexts[res.Content], "call %d (%s): unexpected content %q", i, name, res.Content)
+					assert.True(t, failureTexts[res.Content] || sfIsRefusal(res.Content) || sfIsBudgetRefusal(res.Content),
+						"call %d (%s): unexpected content %q", i, name, res.Content)
 				} else {
 					assert.Equal(t, "ok", res.Content, "call %d (%s)", i, name)
 					assert.Contains(t, []string{"ok", "flaky"}, name, "call %d succeeded", i)
@@ -113,7 +114,7 @@ func TestSharedSafetyUnderLoad(t *testing.T) {
 			byReason[e.Reason]++
 			assert.True(t, allowed[e.Reason], "reason %q", e.Reason)
 			if e.Reason == reflection.ReasonCircuitOpen {
-				assert.Equal(t, sfBreakerWords, e.Result.Content)
+				assert.True(t, sfIsRefusal(e.Result.Content), "%q", e.Result.Content)
 			}
 		}
 		t.Logf("reasons: %v; tokens left %d of %d", byReason, budget.Tokens(), capacity)

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/internal/textcut"
 )
 
 // maxQuotedAnswer bounds how much of an unusable answer its error quotes.
@@ -34,6 +35,6 @@ func (r *Reflector) answerError(p *problem, text string, cutAtLimit bool) error 
 	if cutAtLimit {
 		msg += " (the answer was cut at the token limit)"
 	}
-	msg += "; the answer was: " + reflection.CutText(r.redacted(text), maxQuotedAnswer)
+	msg += "; the answer was: " + textcut.Cut(r.redacted(text), maxQuotedAnswer)
 	return &answerError{text: msg, cause: p.cause}
 }

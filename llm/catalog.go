@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/internal/textcut"
 )
 
 // catalogHeader opens the tool catalog in the user message.
@@ -30,7 +31,7 @@ func renderCatalog(tools []reflection.ToolSchema, failing string, limit int) str
 		}
 		entry := "\n- " + indentLines(t.Name)
 		if t.Description != "" {
-			entry += ": " + indentLines(reflection.CutText(t.Description, max(limit/4, 1)))
+			entry += ": " + indentLines(textcut.Cut(t.Description, max(limit/4, 1)))
 		}
 		if b.Len()+len(entry) > limit {
 			continue

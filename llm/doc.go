@@ -97,7 +97,7 @@
 // An InputFix is checked against the schema of the tool that failed, but a
 // later tool_change can bring that input to another tool. So the Driver
 // checks every corrected call against the schema of the tool it is about to
-// run. A Reflector is a [reflection.InputChecker]: a Driver given
+// run. A Reflector has the InputCheck method the root package looks for: a Driver given
 // [reflection.WithSchemas] and no input check of its own uses
 // [Reflector.InputCheck], which shares the Reflector's compiled schemas,
 // also when the Reflector sits in a [reflection.Chain] or behind a

@@ -11,7 +11,10 @@ import (
 	"github.com/loopctl-go/reflection"
 )
 
-var _ reflection.InputChecker = (*Reflector)(nil)
+// A Reflector has the InputCheck method a Driver looks for.
+var _ interface {
+	InputCheck(reflection.SchemaLookup) func(string, json.RawMessage) error
+} = (*Reflector)(nil)
 
 // ErrInputRejected is matched, with errors.Is, by every error of an input
 // check (see NewInputCheck) that refuses an input.
@@ -117,7 +120,7 @@ func NewInputCheck(lookup reflection.SchemaLookup, opts ...Option) func(tool str
 
 // InputCheck is NewInputCheck with r's options, sharing r's compiled
 // schemas, so a schema is compiled once for both. It makes r a
-// reflection.InputChecker: a Driver with WithSchemas and no WithInputCheck
+// a Reflector with an InputCheck method for the root package: a Driver with WithSchemas and no WithInputCheck
 // runs this check on every corrected call.
 func (r *Reflector) InputCheck(lookup reflection.SchemaLookup) func(tool string, input json.RawMessage) error {
 	c := &inputCheck{lookup: lookup, validate: r.cfg.validate, redact: r.cfg.redact, schemas: r.schemas}

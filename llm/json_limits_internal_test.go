@@ -8,9 +8,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestScanJSON: each limit reflection.ScanJSON stops at becomes the error that
+// TestScanJSON: each limit jsonscan.Scan stops at becomes the error that
 // names it and its option; a repeated key found before the limit is reported
-// first. (The scan itself is fuzzed in the root package, FuzzScanJSON.)
+// first. (The scan itself is fuzzed in internal/jsonscan, FuzzScan.)
 func TestScanJSON(t *testing.T) {
 	lim := defaultLimits()
 	lim.schemaDepth, lim.inputDepth, lim.inputTokens, lim.schemaObjects, lim.numberLength, lim.numberExponent = 2, 2, 6, 2, 5, 10

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/internal/textcut"
 	"github.com/sashabaranov/go-openai"
 )
 
@@ -215,7 +216,7 @@ func (r *Reflector) echo(answer string) string {
 func (r *Reflector) scrub(s string, limit int) string {
 	s = r.redacted(s)
 	if limit > 0 {
-		s = reflection.CutText(s, limit)
+		s = textcut.Cut(s, limit)
 	}
 	return s
 }

@@ -67,6 +67,15 @@ func runOverJSON(_ context.Context, t *testing.T, s *reflectiontest.Scenario) re
 				ans, err = throughJSON(ans)
 			}
 			r.Answered(ans, err)
+		case reflection.VerifyStep:
+			verify := s.Driver().RuntimeOptions().Verifier
+			call := step.Call
+			call.Input = compacted(call.Input)
+			v, res, err := verifyCatching(toolCtx, verify, call)
+			if err == nil {
+				res, err = throughJSON(res)
+			}
+			r.Verified(v, res, err)
 		case reflection.DoneStep:
 			rep := r.Report()
 			return reflectiontest.Ran{Result: step.Result, Err: step.Err, Report: &rep, Elapsed: now.Sub(start)}
@@ -120,4 +129,14 @@ func askCatching(ctx context.Context, a reflection.Asker, q reflection.Question)
 		}
 	}()
 	return a.Ask(ctx, q)
+}
+
+func verifyCatching(ctx context.Context, verify func(context.Context, reflection.ToolCall) (reflection.Verdict, reflection.ToolResult, error),
+	call reflection.ToolCall) (v reflection.Verdict, res reflection.ToolResult, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			v, res, err = reflection.VerdictUnknown, reflection.ToolResult{}, &reflection.PanicError{Where: "verifier", Value: p}
+		}
+	}()
+	return verify(ctx, call)
 }

@@ -102,21 +102,29 @@ func (st *step) errWant() errWant {
 
 // contentWant is what the Content of a call that did not succeed must say.
 type contentWant struct {
-	circuit  bool   // the breaker's words
-	loop     bool   // the loop detector's refusal, with the error's text
-	fromErr  bool   // the hard error's own text: no attempt failed
-	ask      bool   // the failure text, then a sentence that a human decision is needed
-	prompt   string // the AskUser prompt in that sentence
-	effect   bool   // the prompt is the effect guard's
-	declined bool   // then a sentence that a human declined
-	reply    string // then the human's reply
+	circuit      bool   // the breaker's words
+	retryIn      int    // the seconds they say the breaker stays open
+	afterFailure bool   // they follow the latest failure text
+	budget       bool   // the latest failure text, then the budget's refusal
+	acted        int    // dispatches that may have acted: a closing warning says so
+	dispatches   int    // of how many
+	loop         bool   // the loop detector's refusal, with the error's text
+	fromErr      bool   // the hard error's own text: no attempt failed
+	ask          bool   // the failure text, then a sentence that a human decision is needed
+	prompt       string // the AskUser prompt in that sentence
+	effect       bool   // the prompt is the effect guard's
+	declined     bool   // then a sentence that a human declined
+	reply        string // then the human's reply
 }
 
 // question is what the model expects a human to be asked.
 type question struct {
-	attempt int
-	prompt  string
-	effect  bool // the effect guard's prompt, whose words are the machine's
+	attempt    int
+	prompt     string
+	effect     bool // the effect guard's prompt, whose words are the machine's
+	warned     bool // the strategy's prompt after the effect guard's warning
+	dispatches int  // what Question.Dispatches says
+	mayActed   int  // what Question.MayHaveActed says
 }
 
 // expect is the model's prediction for one scenario.
@@ -127,6 +135,7 @@ type expect struct {
 	errs        []errWant            // Failure.Err of each failed attempt
 	strategy    []int                // the attempts the strategy is asked about
 	questions   []question
+	verified    []reflection.ToolCall // what the verifier is asked about, in order
 	filterCalls [][2]string
 	corrected   []bool // per InputFix, ToolChange or human input: applied?
 	dropped     int    // corrections dropped (warn logs)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/internal/caps"
 )
 
 // The scenarios of the conformance suite are drawn here, each from (seed,
@@ -201,7 +202,7 @@ func drawDelay(r *rand.Rand) time.Duration {
 func drawInput(r *rand.Rand, maxFix int) json.RawMessage {
 	limit := maxFix
 	if limit == 0 || limit == math.MinInt {
-		limit = reflection.DefaultMaxCorrectedInput
+		limit = caps.MaxCorrectedInput
 	}
 	switch r.IntN(15) {
 	case 0:
@@ -478,8 +479,31 @@ func generate(seed uint64, index int) *Scenario {
 			st.action = reflection.Retry{Delay: drawDelay(r)}
 		}
 	}
+	if s.effects != nil && r.IntN(3) == 0 {
+		s.verifier = true
+		for i := range s.verdicts {
+			s.verdicts[i] = verdictDraw(r.IntN(int(numVerdicts)))
+		}
+	}
 	return s
 }
+
+// verdictDraw is what the scenario's verifier answers (WithVerifier).
+type verdictDraw uint8
+
+const (
+	verdictUnknownDraw    verdictDraw = iota // VerdictUnknown
+	verdictNotAppliedDraw                    // VerdictNotApplied
+	verdictAppliedDraw                       // VerdictApplied, with a result
+	verdictErrorDraw                         // an error (with VerdictApplied: the error wins)
+	verdictPanicDraw                         // a panic
+	numVerdicts
+)
+
+var verdictDrawNames = [...]string{"unknown", "not_applied", "applied", "error", "panic"}
+
+// verifiedContent is what the verifier's VerdictApplied result says.
+const verifiedContent = "found: the effect happened"
 
 // limit takes out of s what the runtime cannot do.
 func (s *Scenario) limit(l *suite) {

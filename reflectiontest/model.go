@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/internal/caps"
 )
 
 // The model: the loop's rules as the package documentation states them,
@@ -28,9 +29,16 @@ type model struct {
 	left []reflection.ToolCall
 
 	breakers map[string]*breaker
-	cost     int                 // the budget tokens the latest charged wait took
-	results  map[string]int      // the loop detector: how often each result came back
-	byCall   map[string][]string // the loop detector: the results of each call
+	counted  map[string]bool       // the tools this call's failures have counted on
+	probe    bool                  // the dispatch under way is a half-open breaker's probe
+	cost     int                   // the budget tokens the latest charged wait took
+	unsent   bool                  // those tokens were taken and the retry has not been dispatched
+	acted    []reflection.ToolCall // the dispatches of guarded tools that failed after they may have acted
+	mayActed int                   // how many dispatches did
+	ambig    bool                  // the current failure may have come after the tool acted
+	about    reflection.ToolCall   // the call a pending verification asks about
+	results  map[string]int        // the loop detector: how often each result came back
+	byCall   map[string][]string   // the loop detector: the results of each call
 }
 
 // planned is the call the next attempt would make with the analysis'
@@ -41,13 +49,20 @@ type planned struct {
 }
 
 func (s *Scenario) model() expect {
-	m := &model{s: s, cur: s.Call, breakers: map[string]*breaker{}, results: map[string]int{}, byCall: map[string][]string{}}
+	m := &model{s: s, cur: s.Call, breakers: map[string]*breaker{}, counted: map[string]bool{},
+		results: map[string]int{}, byCall: map[string][]string{}}
 	m.w.tokens = s.budget
 	if s.hasDeadline && s.deadline <= 0 {
 		m.ctxEnd = hardDeadline
 	}
 	m.prefail()
 	m.run()
+	if m.unsent { // the tokens of a retry that was never sent come back
+		m.w.tokens = min(m.w.tokens+m.cost, s.budget)
+	}
+	if m.w.outcome != reflection.OutcomeSucceeded {
+		m.w.content.acted, m.w.content.dispatches = m.mayActed, len(m.w.dispatched)
+	}
 	m.w.elapsed = m.now
 	return m.w
 }
@@ -70,10 +85,11 @@ func (m *model) run() {
 		}
 		if s.health != nil && !m.admit(m.cur.Name) {
 			m.w.outcome, m.w.reason = reflection.OutcomeFailed, reflection.ReasonCircuitOpen
-			m.w.content = contentWant{circuit: true}
+			m.w.content = contentWant{circuit: true, retryIn: m.openFor(m.cur.Name), afterFailure: len(m.w.texts) > 0}
 			return
 		}
 		st := &s.steps[m.attempt]
+		m.unsent = false
 		m.w.dispatched = append(m.w.dispatched, m.cur)
 		m.advance(st.dur)
 		if st.cancel == cancelInDispatch {
@@ -86,6 +102,11 @@ func (m *model) run() {
 		}
 		m.w.texts = append(m.w.texts, st.failureText(m.cur.Name))
 		m.w.errs = append(m.w.errs, st.errWant())
+		m.ambig = st.does.ambiguous()
+		if s.effects != nil && m.ambig && guarded(s.effectOf(m.cur.Name)) {
+			m.acted = append(m.acted, m.cur)
+			m.mayActed++
+		}
 		if m.ctxEnd != hardNone { // step 2: no Reflector once the caller has gone
 			m.stop()
 			return
@@ -99,7 +120,11 @@ func (m *model) run() {
 				m.stop()
 				return
 			}
-			m.soft(reflection.OutcomeFailed, reflection.ReasonReflectorError)
+			reason := reflection.ReasonReflectorError
+			if st.refl == reflErrSkipped {
+				reason = reflection.ReasonUnanalyzed
+			}
+			m.soft(reflection.OutcomeFailed, reason)
 			return
 		}
 		m.w.strategy = append(m.w.strategy, m.attempt)
@@ -113,6 +138,9 @@ func (m *model) run() {
 			m.stop()
 			return
 		}
+		for v.kind == verdictVerify {
+			v = m.verified(st, action, valid)
+		}
 		var human json.RawMessage
 		switch v.kind {
 		case verdictEnd:
@@ -120,7 +148,7 @@ func (m *model) run() {
 			return
 		case verdictAsk:
 			var goOn bool
-			if human, goOn = m.ask(st, v.prompt, v.effect); !goOn {
+			if human, goOn = m.ask(st, v.prompt, v.effect, m.mayActed > 0 && !v.effect); !goOn {
 				return
 			}
 		default:
@@ -136,9 +164,10 @@ func (m *model) run() {
 type verdictKind int
 
 const (
-	verdictRetry verdictKind = iota // wait, then retry
-	verdictAsk                      // an AskUser: a human, or the soft AskUser end
-	verdictEnd                      // the call ends
+	verdictRetry  verdictKind = iota // wait, then retry
+	verdictAsk                       // an AskUser: a human, or the soft AskUser end
+	verdictEnd                       // the call ends
+	verdictVerify                    // the effect guard asks the verifier first
 )
 
 // verdict is the machine's reading of the strategy's action, by its own
@@ -167,6 +196,9 @@ func (m *model) rules(st *step, action reflection.RecoveryAction, valid bool) ve
 		case m.attempt == reflection.MaxRecoveryAttempts:
 			return verdict{kind: verdictEnd, hard: hardExhausted, outcome: reflection.OutcomeExhausted, reason: reflection.ReasonCeiling}
 		case m.effectRefuses(st):
+			if m.s.verifier {
+				return verdict{kind: verdictVerify}
+			}
 			return verdict{kind: verdictAsk, effect: true}
 		case m.hint > m.hintCap():
 			return end(reflection.OutcomeFailed, reflection.ReasonHintOverCap)
@@ -256,15 +288,17 @@ func (m *model) decide(st *step) (reflection.RecoveryAction, bool) {
 // ask follows an AskUser, the strategy's own or the effect guard's. It
 // returns whether a human approved (the call goes on), and the input given
 // with the approval.
-func (m *model) ask(st *step, prompt string, effect bool) (human json.RawMessage, goOn bool) {
+// warned says the question must begin with the effect guard's warning: a
+// dispatch of the call may already have acted.
+func (m *model) ask(st *step, prompt string, effect, warned bool) (human json.RawMessage, goOn bool) {
 	s := m.s
 	why := func(r reflection.Reason) reflection.Reason {
-		if effect {
+		if effect && r != reflection.ReasonDeclined {
 			return reflection.ReasonAmbiguousEffect
 		}
 		return r
 	}
-	c := contentWant{ask: true, prompt: prompt, effect: effect}
+	c := contentWant{ask: true, prompt: prompt, effect: effect || warned}
 	if !s.asker || m.attempt == reflection.MaxRecoveryAttempts {
 		m.w.content = c
 		m.soft(reflection.OutcomeAskedUser, why(reflection.ReasonStrategy))
@@ -274,7 +308,8 @@ func (m *model) ask(st *step, prompt string, effect bool) (human json.RawMessage
 		m.soft(reflection.OutcomeFailed, why(reflection.ReasonHintOverCap))
 		return nil, false
 	}
-	m.w.questions = append(m.w.questions, question{attempt: m.attempt, prompt: prompt, effect: effect})
+	m.w.questions = append(m.w.questions, question{attempt: m.attempt, prompt: prompt, effect: effect, warned: warned,
+		dispatches: len(m.w.dispatched), mayActed: m.mayActed})
 	if st.cancel == cancelInAsker {
 		m.cancel()
 	}
@@ -317,10 +352,11 @@ func (m *model) wait(st *step, d time.Duration, approved bool) (ended bool) {
 			}
 			if m.w.tokens < cost {
 				m.soft(reflection.OutcomeFailed, reflection.ReasonBudgetExhausted)
+				m.w.content = contentWant{budget: true}
 				return true
 			}
 			m.w.tokens -= cost
-			m.cost = cost
+			m.cost, m.unsent = cost, true
 		}
 	}
 	if d <= 0 {
@@ -406,29 +442,86 @@ func (m *model) planFor(c *reflection.Correction) *planned {
 func (m *model) inputFits(in json.RawMessage) bool {
 	limit := m.s.maxFix
 	if limit == 0 || limit == math.MinInt {
-		limit = reflection.DefaultMaxCorrectedInput
+		limit = caps.MaxCorrectedInput
 	}
 	return len(in) > 0 && (limit < 0 || len(in) <= limit) && isObject(in) && !hasFoldedDuplicateKeys(in)
 }
 
-// effectRefuses is the effect guard: after an ambiguous failure, a tool
-// that is not idempotent is not retried blindly, and a keyed tool only with
-// the same tool and input.
+// effectRefuses is the effect guard: a tool that failed after it may have
+// acted earlier in the call is not dispatched again without an approval;
+// after an ambiguous failure, a tool that is not idempotent is not retried
+// blindly, and a keyed tool only with the same tool and input.
 func (m *model) effectRefuses(st *step) bool {
-	if m.s.effects == nil || !st.does.ambiguous() {
+	if m.s.effects == nil || !m.ambig && len(m.acted) == 0 {
 		return false
 	}
+	next := m.cur
+	if c := st.analysis.Correction; c != nil && changesCall(c) {
+		next = m.planFor(c).next
+	}
+	if i := m.latestActed(next.Name); i >= 0 {
+		m.about = m.acted[i]
+		return true
+	}
+	if !m.ambig {
+		return false
+	}
+	m.about = m.cur
 	switch m.s.effectOf(m.cur.Name) {
 	case reflection.EffectReadOnly, reflection.EffectIdempotent:
 		return false
 	case reflection.EffectKeyed:
-		next := m.cur
-		if c := st.analysis.Correction; c != nil && changesCall(c) {
-			next = m.planFor(c).next
-		}
 		return !sameCall(next, m.cur)
 	}
 	return true
+}
+
+// verified is the verifier's answer to the effect guard's question: the
+// scenario's next verdict. Applied ends the call succeeded with what the
+// verifier found; not applied takes back that the call in question may
+// have acted, and the rules go on; anything else is the guard's question.
+func (m *model) verified(st *step, action reflection.RecoveryAction, valid bool) verdict {
+	k := len(m.w.verified)
+	m.w.verified = append(m.w.verified, m.about)
+	switch m.s.verdicts[min(k, len(m.s.verdicts)-1)] {
+	case verdictAppliedDraw:
+		m.w.success = reflection.ToolResult{ID: m.s.Call.ID, Content: verifiedContent}
+		if m.s.budget > 0 {
+			give := m.cost
+			if m.attempt == 0 {
+				give = 1
+			}
+			m.w.tokens = min(m.w.tokens+give, m.s.budget)
+		}
+		return verdict{kind: verdictEnd, outcome: reflection.OutcomeSucceeded}
+	case verdictNotAppliedDraw:
+		if i := m.latestActed(m.about.Name); i >= 0 {
+			m.acted = append(m.acted[:i], m.acted[i+1:]...)
+			m.mayActed--
+		}
+		if sameCall(m.about, m.cur) {
+			m.ambig = false
+		}
+		return m.rules(st, action, valid)
+	}
+	return verdict{kind: verdictAsk, effect: true}
+}
+
+// latestActed is the index in m.acted of tool's latest dispatch that may
+// have acted, or -1.
+func (m *model) latestActed(tool string) int {
+	for i := len(m.acted) - 1; i >= 0; i-- {
+		if m.acted[i].Name == tool {
+			return i
+		}
+	}
+	return -1
+}
+
+// guarded says whether the effect guard holds back a tool with effect e
+// after it may have acted.
+func guarded(e reflection.Effect) bool {
+	return e == reflection.EffectNonIdempotent || e == reflection.EffectUndeclared
 }
 
 // loopRefuses is the loop guard: a correction that leads back to a call a
@@ -454,7 +547,7 @@ func (m *model) hintCap() time.Duration {
 	if m.s.maxHint > 0 {
 		return m.s.maxHint
 	}
-	return reflection.DefaultMaxRetryAfter
+	return caps.MaxRetryAfter
 }
 
 // ---- ExponentialBackoff, written out again ----------------------------------

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/internal/errchain"
 )
 
 // The model of what calls share, for the runtimes that consult it
@@ -49,7 +50,18 @@ func (m *model) admit(tool string) bool {
 		return false
 	}
 	b.probing = true
+	m.probe = true
 	return true
+}
+
+// openFor is how long tool's open breaker stays open, in whole seconds
+// rounded up, as a refusal tells the model.
+func (m *model) openFor(tool string) int {
+	b := m.breakers[tool]
+	if b == nil || !b.open {
+		return 0
+	}
+	return max(int((b.openUntil-m.now+time.Second-1)/time.Second), 1)
 }
 
 // afterDispatch tells the breaker and the loop detector what came of a
@@ -57,6 +69,8 @@ func (m *model) admit(tool string) bool {
 func (m *model) afterDispatch(st *step) {
 	s, tool := m.s, m.cur.Name
 	if s.health != nil {
+		probe := m.probe
+		m.probe = false
 		switch {
 		case m.ctxEnd != hardNone: // neither a success nor a failure
 			if b := m.breakers[tool]; b != nil && b.half {
@@ -66,7 +80,9 @@ func (m *model) afterDispatch(st *step) {
 			if b := m.breakers[tool]; b != nil {
 				*b = breaker{}
 			}
-		case s.schemas == nil || s.schemas[tool]:
+		case s.schemas != nil && !s.schemas[tool]:
+		case probe || !m.counted[tool]: // a call counts once per tool; a probe's failure reopens
+			m.counted[tool] = true
 			m.breakerFailed(tool)
 		}
 	}
@@ -117,7 +133,7 @@ func (st *step) resultText(tool string) string {
 	res, err := st.output()
 	switch {
 	case err != nil:
-		return "failed\x00" + reflection.ErrorText(err)
+		return "failed\x00" + errchain.Text(err)
 	case res.IsError:
 		return "failed\x00" + res.Content
 	}

@@ -48,6 +48,8 @@ type Scenario struct {
 	health      *breakerDraw
 	budget      int // the RetryBudget's capacity; 0: none
 	detector    *detectorDraw
+	verifier    bool // WithVerifier, answering verdicts in turn
+	verdicts    [reflection.MaxRecoveryAttempts + 1]verdictDraw
 	steps       [reflection.MaxRecoveryAttempts + 1]step
 
 	// Set up for the one run.
@@ -176,6 +178,28 @@ func (s *Scenario) Reflector() reflection.Reflector {
 		}
 		return st.analysis, nil
 	})
+}
+
+// verifyEffect is the scenario's verifier: its k-th verification answers the
+// k-th verdict of the script, and is recorded with the attempt whose
+// failure it was about (the latest dispatch).
+func (s *Scenario) verifyEffect(_ context.Context, call reflection.ToolCall) (reflection.Verdict, reflection.ToolResult, error) {
+	s.mu.Lock()
+	k := len(s.rec.verified)
+	s.rec.verified = append(s.rec.verified, verification{attempt: len(s.rec.dispatched) - 1, call: call})
+	v := s.verdicts[min(k, len(s.verdicts)-1)]
+	s.mu.Unlock()
+	switch v {
+	case verdictNotAppliedDraw:
+		return reflection.VerdictNotApplied, reflection.ToolResult{}, nil
+	case verdictAppliedDraw:
+		return reflection.VerdictApplied, reflection.ToolResult{ID: "not-the-call", Content: verifiedContent, IsError: true}, nil
+	case verdictErrorDraw:
+		return reflection.VerdictApplied, reflection.ToolResult{}, errors.New("reflectiontest: the ledger is down")
+	case verdictPanicDraw:
+		panic("reflectiontest: the verifier exploded")
+	}
+	return reflection.VerdictUnknown, reflection.ToolResult{}, nil
 }
 
 // Asker returns the scripted human, or nil when nobody answers AskUser in
@@ -352,6 +376,9 @@ func (s *Scenario) prepare(t *testing.T, cfg *suite) (context.Context, func()) {
 	}
 	if s.loopGuard {
 		opts = append(opts, reflection.WithLoopGuard())
+	}
+	if s.verifier {
+		opts = append(opts, reflection.WithVerifier(s.verifyEffect))
 	}
 	if s.asker {
 		opts = append(opts, reflection.WithAsker(s.Asker()))

@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/internal/errchain"
 )
 
 // observed is what one run of a scenario did, whoever ran it.
@@ -22,7 +24,8 @@ type observed struct {
 	failures    []reflection.Failure
 	strategy    [][2]int // attempt, maxAttempts
 	questions   []reflection.Question
-	approved    map[int]bool // the attempts whose question a human approved
+	approved    map[int]bool   // the attempts whose question a human approved
+	verified    []verification // what the verifier was asked, in order
 	filterCalls [][2]string
 	corrected   []bool
 	finished    []reflection.CallEnd // what Observer.Finished saw (Outcome and Reason unset)
@@ -46,6 +49,8 @@ func (s *Scenario) snapshot() observed {
 const (
 	circuitText  = "tool temporarily unavailable: circuit breaker open"
 	effectWords  = "taken effect"
+	actedWords   = "may already have taken effect"
+	budgetWords  = "retry budget"
 	decisionWord = "human decision"
 	declinedWord = "declined"
 )
@@ -84,10 +89,24 @@ func (s *Scenario) verifyInvariants(t *testing.T, o *observed) {
 		return
 	}
 	// After an ambiguous failure, a tool that is not idempotent runs again
-	// only with a human's approval, and a keyed tool only unchanged.
+	// only with a human's approval, and a keyed tool only unchanged; once a
+	// guarded tool failed ambiguously, every later dispatch of it in the
+	// call follows an approval given just before it. A verifier's "not
+	// applied" takes the failure in question back: as if it had no effect.
+	uncleared := s.unclearedActs(o)
 	for k := 0; k+1 < len(o.dispatched) && k < len(s.steps); k++ {
 		call, next := o.dispatched[k], o.dispatched[k+1]
-		if !s.steps[k].does.ambiguous() || o.approved[k] {
+		if o.approved[k] {
+			continue
+		}
+		for _, j := range uncleared[k] {
+			if o.dispatched[j].Name == next.Name {
+				t.Errorf("effects: tool %q failed ambiguously at attempt %d and ran again at attempt %d without an approval just before",
+					next.Name, j, k+1)
+				break
+			}
+		}
+		if !s.steps[k].does.ambiguous() || s.notApplied(o, k) {
 			continue
 		}
 		switch e := s.effectOf(call.Name); e {
@@ -158,6 +177,14 @@ func (s *Scenario) verifyCourse(t *testing.T, w *expect, o *observed) {
 	if s.filterFn && !reflect.DeepEqual(o.filterCalls, w.filterCalls) {
 		t.Errorf("tool-change filter calls %v, want %v", o.filterCalls, w.filterCalls)
 	}
+	if len(o.verified) != len(w.verified) {
+		t.Errorf("the verifier was asked %d times, want %d", len(o.verified), len(w.verified))
+	}
+	for i := range min(len(o.verified), len(w.verified)) {
+		if got, want := o.verified[i].call, w.verified[i]; !sameCall(got, want) {
+			t.Errorf("verification %d is about %s %s, want %s %s", i, got.Name, got.Input, want.Name, want.Input)
+		}
+	}
 	if len(o.questions) != len(w.questions) {
 		t.Errorf("a human was asked %d times, want %d", len(o.questions), len(w.questions))
 	}
@@ -166,11 +193,17 @@ func (s *Scenario) verifyCourse(t *testing.T, w *expect, o *observed) {
 		if got.Failure.Attempt != want.attempt {
 			t.Errorf("question %d is about attempt %d, want %d", i, got.Failure.Attempt, want.attempt)
 		}
-		if want.effect && !strings.Contains(got.Prompt, effectWords) {
+		switch {
+		case want.effect && !strings.Contains(got.Prompt, effectWords):
 			t.Errorf("question %d: the effect guard's prompt %q does not say the call may have %s", i, got.Prompt, effectWords)
-		}
-		if !want.effect && got.Prompt != want.prompt {
+		case want.warned && (!strings.Contains(got.Prompt, effectWords) || !strings.HasSuffix(got.Prompt, want.prompt)):
+			t.Errorf("question %d: prompt %q, want the effect guard's warning, then the strategy's %q", i, got.Prompt, want.prompt)
+		case !want.effect && !want.warned && got.Prompt != want.prompt:
 			t.Errorf("question %d: prompt %q, want the strategy's %q", i, got.Prompt, want.prompt)
+		}
+		if s.effects != nil && (got.Dispatches != want.dispatches || got.MayHaveActed != want.mayActed) {
+			t.Errorf("question %d counts %d dispatches of which %d may have acted, want %d and %d",
+				i, got.Dispatches, got.MayHaveActed, want.dispatches, want.mayActed)
 		}
 	}
 }
@@ -254,10 +287,37 @@ func (s *Scenario) verifyHardError(t *testing.T, w *expect, o *observed) {
 // verifyContent checks the Content of a call that did not succeed.
 func (s *Scenario) verifyContent(t *testing.T, content string, c contentWant, latest text, err error) {
 	t.Helper()
+	if c.acted > 0 { // a closing warning, after everything else
+		i := strings.LastIndex(content, "\n\n")
+		if i < 0 || !strings.Contains(content[i:], actedWords) || !strings.Contains(content[i:], strconv.Itoa(c.acted)) {
+			t.Errorf("Content = %q: want a closing paragraph that says the call %s, %d times", content, actedWords, c.acted)
+			return
+		}
+		content = content[:i]
+	}
 	switch {
 	case c.circuit:
-		if content != circuitText {
-			t.Errorf("Content = %q, want the breaker's %q", content, circuitText)
+		want := circuitText
+		if c.retryIn > 0 {
+			want += "; retry in about " + strconv.Itoa(c.retryIn) + "s"
+		}
+		base := content
+		if c.afterFailure {
+			i := strings.LastIndex(content, "\n\n")
+			if i < 0 || !latest.match(content[:i]) {
+				t.Errorf("Content = %q, want the latest failure text %v, then the breaker's refusal", content, latest)
+				return
+			}
+			base = content[i+2:]
+		}
+		if base != want {
+			t.Errorf("Content = %q, want the breaker's %q", content, want)
+		}
+		return
+	case c.budget:
+		i := strings.LastIndex(content, "\n\n")
+		if i < 0 || !latest.match(content[:i]) || !strings.Contains(content[i:], budgetWords) {
+			t.Errorf("Content = %q, want the latest failure text %v, then a sentence on the %s", content, latest, budgetWords)
 		}
 		return
 	case c.loop:
@@ -266,8 +326,8 @@ func (s *Scenario) verifyContent(t *testing.T, content string, c contentWant, la
 		}
 		return
 	case c.fromErr:
-		if content != reflection.ErrorText(err) {
-			t.Errorf("Content = %q, want the error's text %q (no attempt failed)", content, reflection.ErrorText(err))
+		if content != errchain.Text(err) {
+			t.Errorf("Content = %q, want the error's text %q (no attempt failed)", content, errchain.Text(err))
 		}
 		return
 	case !c.ask:
@@ -330,7 +390,7 @@ func (s *Scenario) verifyRecords(t *testing.T, w *expect, o *observed) {
 		// A runtime may wrap the machine's error for its platform (a
 		// workflow's non-retryable error): its text then carries the
 		// Report's.
-		if text := reflection.ErrorText(err); (rep.Error == "") != (err == nil) || !strings.Contains(text, rep.Error) {
+		if text := errchain.Text(err); (rep.Error == "") != (err == nil) || !strings.Contains(text, rep.Error) {
 			t.Errorf("the Report's error %q, the call returned %q", rep.Error, text)
 		}
 		calls := make([]reflection.ToolCall, len(rep.Attempts))
@@ -487,4 +547,54 @@ func (h *logRecorder) text() string {
 		sb.WriteByte('\n')
 	}
 	return sb.String()
+}
+
+// verification is one question the verifier was asked: about which call,
+// after which attempt.
+type verification struct {
+	attempt int
+	call    reflection.ToolCall
+}
+
+// unclearedActs returns, for each attempt k, the earlier dispatches (k
+// included) of guarded tools that failed ambiguously and that no verifier
+// took back by the end of attempt k, as the machine keeps them: a
+// verification is about the latest such dispatch of its call's tool.
+func (s *Scenario) unclearedActs(o *observed) map[int][]int {
+	out := map[int][]int{}
+	var acts []int
+	n := 0
+	for k := 0; k < len(o.dispatched) && k < len(s.steps); k++ {
+		if s.steps[k].does.ambiguous() {
+			if e := s.effectOf(o.dispatched[k].Name); e == reflection.EffectNonIdempotent || e == reflection.EffectUndeclared {
+				acts = append(acts, k)
+			}
+		}
+		for ; n < len(o.verified) && o.verified[n].attempt == k; n++ {
+			if s.verdicts[min(n, len(s.verdicts)-1)] != verdictNotAppliedDraw {
+				continue
+			}
+			for i := len(acts) - 1; i >= 0; i-- {
+				if o.dispatched[acts[i]].Name == o.verified[n].call.Name {
+					acts = append(acts[:i:i], acts[i+1:]...)
+					break
+				}
+			}
+		}
+		out[k] = append([]int(nil), acts...)
+	}
+	return out
+}
+
+// notApplied reports whether a verifier said, after attempt k, that the
+// failed attempt in question did not act: as good as an approval.
+func (s *Scenario) notApplied(o *observed, k int) bool {
+	n := 0
+	for _, v := range o.verified {
+		if v.attempt == k && s.verdicts[min(n, len(s.verdicts)-1)] == verdictNotAppliedDraw {
+			return true
+		}
+		n++
+	}
+	return false
 }

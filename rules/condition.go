@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/internal/errchain"
 )
 
 // Condition decides whether a Rule applies to a failure. Build one with
@@ -38,7 +39,7 @@ func ErrorIs(targets ...error) Condition {
 			return false
 		}
 		for _, t := range targets {
-			if reflection.ErrorIs(v.f.Err, t) {
+			if errchain.Is(v.f.Err, t) {
 				return true
 			}
 		}
@@ -57,7 +58,7 @@ func ErrorAs[T error](match func(T) bool) Condition {
 		if v.f.Err == nil {
 			return false
 		}
-		target, ok := reflection.ErrorAs[T](v.f.Err)
+		target, ok := errchain.As[T](v.f.Err)
 		if !ok {
 			return false
 		}

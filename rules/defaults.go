@@ -2,14 +2,13 @@ package rules
 
 import (
 	"context"
+	"github.com/loopctl-go/reflection/internal/errchain"
 	"io"
 	"net"
 	"net/url"
 	"os"
 	"slices"
 	"sync"
-
-	"github.com/loopctl-go/reflection"
 )
 
 // Defaults returns the stock table, a fresh slice on every call. It answers
@@ -145,10 +144,10 @@ var stockRules = sync.OnceValue(func() []Rule {
 		{Name: "connection-errno", When: ErrorIs(connectionErrnos...),
 			Then: Transient("the connection was refused, reset or broken")},
 		{Name: "connection-closed", When: ErrorAs(func(e *url.Error) bool {
-			return reflection.ErrorIs(e.Err, io.EOF) || reflection.ErrorIs(e.Err, io.ErrUnexpectedEOF)
+			return errchain.Is(e.Err, io.EOF) || errchain.Is(e.Err, io.ErrUnexpectedEOF)
 		}), Then: Transient("the server closed the connection before answering")},
 		{Name: "retry-after-error", When: Condition{match: func(v *failureView) bool {
-			return reflection.RetryAfterHint(v.f.Err) > 0
+			return errchain.RetryAfter(v.f.Err) > 0
 		}}, Then: Transient("the service asked for a later retry")},
 		{Name: "http-status-transient", When: All(errorStatus(transientStatuses...), Not(permanent)),
 			Then: Transient("the service answered with a transient HTTP status")},

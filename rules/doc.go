@@ -97,11 +97,10 @@
 // refused for good (a second, smaller automaton): a short miss costs a
 // microsecond or two and allocates nothing, and no text, however much a
 // tool printed, costs more than one pass over those bytes. The rules read a
-// host's error value as the root package does (reflection.ErrorText,
-// StatusCode, RetryAfterHint): every walk of its chain is bounded, so a
-// chain that loops ends, and a panic of one of its methods (Is, As, Error,
-// Unwrap, StatusCode, RetryAfter) never escapes Analyze: a condition that
-// panics does not hold. A Reflector is immutable and safe for concurrent
+// host's error value as the root package does, through the same functions:
+// every walk of its chain is bounded, so a chain that loops ends, and a
+// panic of one of its methods (Is, As, Error, Unwrap, StatusCode,
+// RetryAfter) never escapes Analyze: a condition that panics does not hold. A Reflector is immutable and safe for concurrent
 // use. It reads one clock, to turn a Retry-After stated as an HTTP date (or
 // a reset stated as a Unix time) into a wait; [Reflector.WithClock] gives it
 // another (a workflow's, whose replays must decide alike).

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/internal/errchain"
 )
 
 // Only this much of a failure text is read: its first and last halves when
@@ -27,8 +28,8 @@ const authScanLimit = 64 << 10
 // failureView is what the conditions of one Analyze look at: the failure, its
 // text cut to the scan window and lower-cased once, and facts about its error
 // chain and text worked out on first use. The facts about the error chain are
-// the root package's (reflection.ErrorText, StatusCode, RetryAfterHint), so
-// the rules read an error as the Driver does: every method call guarded,
+// the root package's (its text, status and rate-limit hint, through
+// internal/errchain and reflection.StatusCode), so the rules read an error as the Driver does: every method call guarded,
 // every walk of the chain bounded.
 type failureView struct {
 	fcopy reflection.Failure  // the failure, copied so the view owns it
@@ -80,7 +81,7 @@ func loadView(f *reflection.Failure, now func() time.Time) (*viewState, *failure
 	v.f = &v.fcopy
 	text := f.Error
 	if text == "" && f.Err != nil {
-		text = reflection.ErrorText(f.Err)
+		text = errchain.Text(f.Err)
 	}
 	v.full = text
 	v.text = windowInto(st.text[:], text)
@@ -201,7 +202,7 @@ func (v *failureView) statusInText() int {
 func (v *failureView) retryAfter() (time.Duration, bool) {
 	if !v.hintDone {
 		v.hintDone = true
-		v.hint = reflection.RetryAfterHint(v.f.Err)
+		v.hint = errchain.RetryAfter(v.f.Err)
 		v.hasHint = v.hint > 0
 		if !v.hasHint {
 			v.hint, v.hasHint = retryAfterInText(v.text, v.lower, v.now)

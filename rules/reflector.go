@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/internal/errchain"
 )
 
 // errNoMatch is what Analyze returns when no rule applies. It is built once,
@@ -112,7 +113,7 @@ func answer(rule *compiledRule, v *failureView) (a reflection.FailureAnalysis, e
 		}
 	}()
 	a, err = rule.answer(v)
-	if err != nil && !reflection.ErrorIs(err, reflection.ErrSkipped) && !reflection.ErrorIs(err, reflection.ErrInternal) {
+	if err != nil && !errchain.Is(err, reflection.ErrSkipped) && !errchain.Is(err, reflection.ErrInternal) {
 		// A verdict's own error that says neither: the rule broke.
 		err = fmt.Errorf("rules: rule %q: %w: %w", rule.name, reflection.ErrInternal, err)
 	}

@@ -3,13 +3,21 @@ package recovery
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/internal/caps"
 )
 
 // minOutageRepeat is the smallest repeat of an outage: with fewer calls, the
 // 90 % rule would not leave room for the one call that finds the outage.
 const minOutageRepeat = 10
+
+// The classes with rules of their own.
+const (
+	recoveringClass = "outage_recovers"
+	reissueClass    = "reissue"
+)
 
 // checkConsistent reports every reason why sc cannot end as it says is right
 // under a perfect analysis and the Driver's own limits, or nil:
@@ -24,7 +32,11 @@ const minOutageRepeat = 10
 //     MaxRecoveryAttempts+1 dispatches, and no fault asks for a wait over
 //     the Driver's default Retry-After cap;
 //   - a no_retry scenario's first dispatch fails;
-//   - an outage is permanent and made at least minOutageRepeat times.
+//   - an outage is permanent and made at least minOutageRepeat times; one
+//     that recovers has time between its calls and calls due after the
+//     recovery;
+//   - a reissue scenario has re-issues, and no fault holds longer than the
+//     Retry-After cap.
 func checkConsistent(sc *scenario) error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
@@ -56,7 +68,32 @@ func checkConsistent(sc *scenario) error {
 	if sc.Class == outageClass && (!sc.Permanent || sc.calls < minOutageRepeat) {
 		bad("an outage must be permanent with a repeat of at least %d", minOutageRepeat)
 	}
+	if sc.Class == recoveringClass {
+		checkRecovering(sc, bad)
+	}
+	if sc.Class == reissueClass && sc.Reissue == 0 {
+		bad("a reissue scenario must say how many times the model issues the call again (reissue)")
+	}
+	for i, f := range sc.Faults {
+		if f.hold > caps.MaxRetryAfter {
+			bad("faults[%d] holds for %v, more than the Retry-After cap of %v", i, f.hold, caps.MaxRetryAfter)
+		}
+	}
 	return errors.Join(errs...)
+}
+
+// checkRecovering checks an outage that recovers: it is made at least
+// minOutageRepeat times, with time between calls, and some of its calls are
+// due after the recovery.
+func checkRecovering(sc *scenario, bad func(string, ...any)) {
+	if sc.heal == 0 || sc.calls < minOutageRepeat || sc.gap == 0 {
+		bad("an outage that recovers needs recovers_after_s, gap_s and a repeat of at least %d", minOutageRepeat)
+		return
+	}
+	perAgent := (sc.calls + sc.agents - 1) / sc.agents
+	if last := time.Duration(perAgent-1) * sc.gap; last <= sc.heal {
+		bad("no call is due after the recovery at %v (the last is due at %v)", sc.heal, last)
+	}
 }
 
 // checkReachable checks that a succeed scenario can succeed within the
@@ -84,8 +121,8 @@ func checkReachable(sc *scenario, call pair, bad func(string, ...any)) {
 			continue
 		}
 		d, _ := reflection.ParseRetryAfter(f.RetryAfter, synctestEpoch)
-		if d > reflection.DefaultMaxRetryAfter {
-			bad("faults[%d] asks to wait %v, more than the cap of %v", i, d, reflection.DefaultMaxRetryAfter)
+		if d > caps.MaxRetryAfter {
+			bad("faults[%d] asks to wait %v, more than the cap of %v", i, d, caps.MaxRetryAfter)
 		}
 	}
 }

@@ -6,10 +6,12 @@ import (
 )
 
 // minPerClass is how many scenarios each named class has at least in the
-// committed set, and minScenarios how many it has in all.
+// committed set, minScenarios how many it has in all, and minMultiTool the
+// share of them that offer two tools or more.
 const (
 	minPerClass  = 25
-	minScenarios = 300
+	minScenarios = 600
+	minMultiTool = 0.25
 )
 
 // TestScenarios checks that every scenario of the file in use can end as it
@@ -37,6 +39,15 @@ func TestScenarios(t *testing.T) {
 		if count[c] < minPerClass {
 			t.Errorf("class %s has %d scenarios, want at least %d", c, count[c], minPerClass)
 		}
+	}
+	multi := 0
+	for _, sc := range scs {
+		if len(sc.tools) > 1 {
+			multi++
+		}
+	}
+	if float64(multi) < minMultiTool*float64(len(scs)) {
+		t.Errorf("%d of %d scenarios offer two tools or more, want at least %.0f %%", multi, len(scs), 100*minMultiTool)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"regexp"
 	"time"
@@ -22,8 +23,13 @@ var classPattern = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 // date is read against it.
 var synctestEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// maxRepeat bounds a scenario's repeat, so a typo cannot make a run endless.
-const maxRepeat = 1000
+// maxRepeat bounds a scenario's repeat, so a typo cannot make a run endless;
+// maxReissue bounds its re-issues, and maxSeconds every time it gives.
+const (
+	maxRepeat  = 1000
+	maxReissue = 10
+	maxSeconds = 24 * 60 * 60
+)
 
 // loadScenarios reads a scenario file. Every line is one scenario; blank
 // lines are skipped. Unknown fields, missing required fields, bad values and
@@ -106,8 +112,22 @@ func (s *scenario) validate() error {
 		return fmt.Errorf("bad repeat %d (want 1 to %d)", s.Repeat, maxRepeat)
 	case s.Permanent && len(s.Faults) == 0:
 		return errors.New("permanent needs at least one fault to repeat")
+	case s.Concurrency < 0 || s.Concurrency > max(s.Repeat, 1):
+		return fmt.Errorf("bad concurrency %d (want 1 to the repeat, %d)", s.Concurrency, max(s.Repeat, 1))
+	case s.Reissue < 0 || s.Reissue > maxReissue:
+		return fmt.Errorf("bad reissue %d (want 0 to %d)", s.Reissue, maxReissue)
+	case s.RecoversAfterS != 0 && !s.Permanent:
+		return errors.New("recovers_after_s needs a permanent scenario (its fault stops then)")
+	}
+	var err error
+	if s.gap, err = seconds("gap_s", s.GapS); err != nil {
+		return err
+	}
+	if s.heal, err = seconds("recovers_after_s", s.RecoversAfterS); err != nil {
+		return err
 	}
 	s.calls = max(s.Repeat, 1)
+	s.agents = max(s.Concurrency, 1)
 	if err := s.validateTools(); err != nil {
 		return err
 	}
@@ -141,7 +161,7 @@ func (s *scenario) validate() error {
 		}
 	}
 	for i := range s.Faults {
-		if err := s.Faults[i].validate(); err != nil {
+		if err := s.Faults[i].validate(s.AsResult); err != nil {
 			return fmt.Errorf("faults[%d]: %w", i, err)
 		}
 	}
@@ -173,16 +193,26 @@ func (s *scenario) validateTools() error {
 			return fmt.Errorf("tools[%d].input_schema: %w", i, err)
 		}
 		s.tools[i] = tool{
-			schema: reflection.ToolSchema{Name: t.Name, Description: t.Description, InputSchema: schema},
-			effect: t.Effect,
+			schema:     reflection.ToolSchema{Name: t.Name, Description: t.Description, InputSchema: schema},
+			effect:     t.Effect,
+			verifiable: t.Verifiable,
 		}
 	}
 	return nil
 }
 
-func (f *faultSpec) validate() error {
+// validate checks a fault; asResult says the scenario's faults come back
+// as failure results, which carry nothing but their text.
+func (f *faultSpec) validate(asResult bool) error {
 	if f.Error == "" {
 		return errors.New("missing error")
+	}
+	if asResult && (f.Status != 0 || f.RetryAfter != "" || f.NoEffect) {
+		return errors.New("a failure result (as_result) carries no status, retry_after or no_effect")
+	}
+	var err error
+	if f.hold, err = seconds("for_s", f.ForS); err != nil {
+		return err
 	}
 	if err := checkStatus(f.Status); err != nil {
 		return err
@@ -212,6 +242,15 @@ func (f *fixSpec) validate() error {
 		}
 	}
 	return nil
+}
+
+// seconds turns a field's virtual seconds, 0 to maxSeconds, into a
+// duration rounded to the millisecond.
+func seconds(field string, s float64) (time.Duration, error) {
+	if !(s >= 0 && s <= maxSeconds) {
+		return 0, fmt.Errorf("bad %s %v (want 0 to %d seconds)", field, s, maxSeconds)
+	}
+	return time.Duration(math.Round(s*1000)) * time.Millisecond, nil
 }
 
 // checkStatus accepts 0 (none) and the HTTP status range.

@@ -7,7 +7,10 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"testing/synctest"
+	"time"
+
+	"github.com/loopctl-go/reflection/llm"
+	"github.com/sashabaranov/go-openai"
 )
 
 var update = flag.Bool("update", false, "rewrite "+goldenFile+" from this run")
@@ -26,25 +29,37 @@ func scenarioPath() string {
 
 // TestRecovery runs every configuration over every scenario with each seed,
 // prints the results as tables, writes them to RECOVERY_JSON when it is set,
-// and, on the committed set, compares them with the golden file.
+// and, on the committed set, compares them with the golden file. With
+// RECOVERY_LLM_URL (and RECOVERY_LLM_MODEL, RECOVERY_LLM_KEY) it also runs
+// the llm package's Reflector against that server, as llm and llm_safe.
 func TestRecovery(t *testing.T) {
 	path := scenarioPath()
-	scs, err := loadScenarios(path)
+	s, err := Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	file := &resultsFile{Seeds: seeds, Scenarios: len(scs)}
-	runs := runConfigs(t, scs)
-	for i, c := range configs {
-		if c.pending() {
-			file.Pending = append(file.Pending, c.name)
-			continue
+	opts := Options{}
+	if url := os.Getenv("RECOVERY_LLM_URL"); url != "" {
+		// A model's configurations, llm and llm_safe: not reproducible, so
+		// the golden file is not compared.
+		cfg := openai.DefaultConfig(os.Getenv("RECOVERY_LLM_KEY"))
+		cfg.BaseURL = url
+		model := os.Getenv("RECOVERY_LLM_MODEL")
+		if model == "" {
+			model = "gpt-4o-mini"
 		}
-		file.Configs = append(file.Configs, summarize(c.name, scs, runs[i]))
+		proxy, stop := Outside(llm.New(openai.NewClientWithConfig(cfg), llm.WithModel(model)), 4, time.Minute)
+		defer stop()
+		opts.Reflector, opts.Name = proxy, "llm"
+	} else {
+		t.Log("llm and llm_safe skipped: set RECOVERY_LLM_URL (an OpenAI-compatible base URL) to run them")
 	}
-	writeTables(t.Output(), file, scs)
-
-	got, err := file.encode()
+	res, err := Run(t, s, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.WriteTables(t.Output())
+	got, err := res.JSON()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,8 +68,8 @@ func TestRecovery(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if path != defaultScenarios {
-		return // the golden file is for the committed set only
+	if path != defaultScenarios || opts.Reflector != nil {
+		return // the golden file is for the committed set and the standard configurations only
 	}
 	if *update {
 		if err := os.WriteFile(goldenFile, got, 0o644); err != nil {
@@ -70,39 +85,6 @@ func TestRecovery(t *testing.T) {
 		t.Errorf("the results differ from %s; if the change is meant, run with -update and review the diff:\n%s",
 			goldenFile, lineDiff(string(want), string(got)))
 	}
-}
-
-// runConfigs runs every configuration that is not pending over every
-// scenario and seed: runs[c][s][i] is the run of scenario i with seed s+1
-// under configs[c]. Configurations run in parallel subtests; every run is a
-// synctest bubble of its own, so each starts at the same virtual instant and
-// its waits take no real time.
-func runConfigs(t *testing.T, scs []*scenario) [][][]runResult {
-	runs := make([][][]runResult, len(configs))
-	t.Run("run", func(t *testing.T) {
-		for i, c := range configs {
-			if c.pending() {
-				continue
-			}
-			runs[i] = make([][]runResult, seeds)
-			t.Run(c.name, func(t *testing.T) {
-				t.Parallel()
-				for s := range seeds {
-					out := make([]runResult, len(scs))
-					for j, sc := range scs {
-						synctest.Test(t, func(*testing.T) {
-							out[j] = play(c, sc, uint64(s+1))
-						})
-					}
-					runs[i][s] = out
-				}
-			})
-		}
-	})
-	if t.Failed() {
-		t.FailNow()
-	}
-	return runs
 }
 
 // lineDiff lists the lines that differ between want and got, which have the

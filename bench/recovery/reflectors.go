@@ -8,18 +8,49 @@ import (
 	"sync/atomic"
 
 	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/internal/errchain"
 )
 
-// counting wraps a Reflector and counts the analyses it is asked for.
-type counting struct {
-	r reflection.Reflector
-	n atomic.Int64
+// observed wraps a run's Reflector: it counts the analyses it is asked
+// for, and notes in the Run's record the rate-limit hint the machine will
+// wait for (the larger of the analysis' RetryAfter and the error's), which
+// the strategy needs to stagger the wait (see paced). With hideHints, the
+// failure's error reaches the Driver without its Retry-After (see
+// budgetModel): the Reflector is shown the whole error, and the hint is kept
+// from the machine, whose wait the strategy then sets alone.
+type observed struct {
+	r         reflection.Reflector
+	hideHints bool
+	n         atomic.Int64
 }
 
-func (c *counting) Analyze(ctx context.Context, f reflection.Failure) (reflection.FailureAnalysis, error) {
-	c.n.Add(1)
-	return c.r.Analyze(ctx, f)
+func (o *observed) Analyze(ctx context.Context, f reflection.Failure) (reflection.FailureAnalysis, error) {
+	o.n.Add(1)
+	st := stateFrom(ctx)
+	if o.hideHints && st.full != nil {
+		f.Err = st.full
+	}
+	a, err := o.r.Analyze(ctx, f)
+	st.hint = max(a.RetryAfter, 0)
+	if f.Err != nil {
+		st.hint = max(st.hint, errchain.RetryAfter(f.Err))
+	}
+	if o.hideHints {
+		a.RetryAfter = 0
+	}
+	return a, err
 }
+
+// byStatus is go-retryablehttp's default retry policy as a Reflector: a
+// failure is recoverable when it carries no HTTP status (a transport error,
+// or no HTTP at all), or its status is 429, or a 5xx other than 501 Not
+// Implemented. Source: hashicorp/go-retryablehttp client.go,
+// DefaultRetryPolicy and baseRetryPolicy.
+var byStatus = reflection.ReflectorFunc(func(_ context.Context, f reflection.Failure) (reflection.FailureAnalysis, error) {
+	s := reflection.StatusCode(f.Err)
+	ok := s == 0 || s == 429 || (s >= 500 && s != 501)
+	return reflection.FailureAnalysis{IsRecoverable: ok, RootCause: f.Error, Severity: reflection.SeverityLow}, nil
+})
 
 // blind calls every failure recoverable, at low severity, with no
 // correction: what a retry loop without analysis does.
@@ -42,8 +73,8 @@ type oracle struct {
 	noise *rand.Rand // nil: never wrong
 }
 
-func (o *oracle) Analyze(_ context.Context, f reflection.Failure) (reflection.FailureAnalysis, error) {
-	a := o.truth()
+func (o *oracle) Analyze(ctx context.Context, f reflection.Failure) (reflection.FailureAnalysis, error) {
+	a := o.truth(stateFrom(ctx).fault)
 	if o.noise == nil {
 		return a, nil
 	}
@@ -55,12 +86,17 @@ func (o *oracle) Analyze(_ context.Context, f reflection.Failure) (reflection.Fa
 	return o.wrong(a, f), nil
 }
 
-// truth is the oracle's answer.
-func (o *oracle) truth() reflection.FailureAnalysis {
+// truth is the oracle's answer to a failure that met fault (nil for a
+// reject). A fault that holds for a time (for_s) states that wait in its
+// text, and the oracle reads it, as a perfect analysis would.
+func (o *oracle) truth(fault *faultSpec) reflection.FailureAnalysis {
 	a := reflection.FailureAnalysis{
 		IsRecoverable: !o.sc.Permanent,
 		RootCause:     "scenario " + o.sc.ID + " (" + o.sc.Class + ")",
 		Severity:      reflection.SeverityLow,
+	}
+	if fault != nil {
+		a.RetryAfter = fault.hold
 	}
 	if o.sc.Fix != nil {
 		c := o.sc.Fix.correction()

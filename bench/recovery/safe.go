@@ -4,43 +4,41 @@ import (
 	"github.com/loopctl-go/reflection"
 )
 
-// safetyReady reports whether the root package has the safety options the
-// *_safe configurations turn on.
-const safetyReady = true
-
-// sharedState is what the calls of one scenario run share, as the calls of
-// one agent share them: a breaker per tool and a retry budget. One is made
-// per run (configuration × seed × scenario), so runs stay independent.
-type sharedState struct {
-	health *reflection.Health
-	budget *reflection.RetryBudget
-}
-
-// newSharedState returns a Health and a RetryBudget with the library's
-// defaults.
-func newSharedState() *sharedState {
-	return &sharedState{
-		health: reflection.NewHealth(0, 0),
-		budget: reflection.NewRetryBudget(0),
-	}
-}
-
-// safeOptions are the options the *_safe configurations add: the schemas of
-// the scenario's tools, their effects as the scenario declares them (a tool
-// it does not list is undeclared), the run's breaker and budget, and the
-// loop guard.
-func safeOptions(sc *scenario, shared *sharedState) []reflection.Option {
+// safeOptions are the options the *_safe configurations add to their
+// Reflector and backoff: the set-up the README recommends (the schemas of
+// the scenario's tools, a Health with the recommended breaker and a RetryBudget with
+// the library's default, shared by every call of the run, the effects of the scenario's
+// tools as the scenario declares them,
+// a tool it does not list being undeclared, and so the Driver's own effect
+// memory, and the loop guard), and a verifier for the tools the scenario
+// marks verifiable (a host passes one when it can look an effect up).
+// A configuration whose budget the harness keeps leaves the root's budget
+// out; one with noBreaker leaves the Health out; one with breaker settings
+// of its own builds its Health with them.
+func safeOptions(sc *scenario, w *world, c config) []reflection.Option {
 	effects := make(map[string]reflection.Effect, len(sc.tools))
 	for _, t := range sc.tools {
 		effects[t.schema.Name] = t.effect
 	}
-	return []reflection.Option{
+	opts := []reflection.Option{
 		reflection.WithSchemas(sc.lookup),
 		reflection.WithEffects(func(tool string) reflection.Effect { return effects[tool] }),
-		reflection.WithHealth(shared.health),
-		reflection.WithRetryBudget(shared.budget),
 		reflection.WithLoopGuard(),
 	}
+	for _, t := range sc.tools {
+		if t.verifiable {
+			opts = append(opts, reflection.WithVerifier(w.verifier))
+			break
+		}
+	}
+	if !c.noBreaker {
+		threshold, openFor := c.breaker()
+		opts = append(opts, reflection.WithHealth(reflection.NewHealth(threshold, openFor)))
+	}
+	if c.budget == nil {
+		opts = append(opts, reflection.WithRetryBudget(reflection.NewRetryBudget(0)))
+	}
+	return opts
 }
 
 // noEffectMark is what the errors of attempts that had no effect match.

@@ -2,6 +2,7 @@ package recovery
 
 import (
 	"encoding/json"
+	"time"
 
 	"github.com/loopctl-go/reflection"
 )
@@ -27,10 +28,21 @@ type scenario struct {
 	Fix       *fixSpec    `json:"fix,omitempty"`
 	Right     string      `json:"right"`
 
-	line   int    // where the scenario was read
-	accept pair   // the one (tool, input) that can succeed, input canonical
-	calls  int    // Repeat, at least 1
-	tools  []tool // Tools, checked
+	// The second version's fields; each is optional, and its zero value
+	// keeps a first-version scenario's meaning.
+	GapS           float64 `json:"gap_s,omitempty"`            // virtual seconds between the starts of successive calls
+	Concurrency    int     `json:"concurrency,omitempty"`      // agents sharing the repeats; 0 in the file means 1
+	RecoversAfterS float64 `json:"recovers_after_s,omitempty"` // a permanent fault stops this many seconds after t = 0
+	Reissue        int     `json:"reissue,omitempty"`          // times the model issues a call again after it ends without success
+	AsResult       bool    `json:"as_result,omitempty"`        // faults come back as failure results, not errors
+
+	line   int           // where the scenario was read
+	accept pair          // the one (tool, input) that can succeed, input canonical
+	calls  int           // Repeat, at least 1
+	agents int           // Concurrency, at least 1
+	gap    time.Duration // GapS
+	heal   time.Duration // RecoversAfterS; 0 when the fault never stops
+	tools  []tool        // Tools, checked
 }
 
 // toolSpec is a tool as the host registered it.
@@ -38,7 +50,8 @@ type toolSpec struct {
 	Name        string            `json:"name"`
 	Description string            `json:"description"`
 	InputSchema json.RawMessage   `json:"input_schema,omitempty"`
-	Effect      reflection.Effect `json:"effect,omitempty"` // omitted: undeclared
+	Effect      reflection.Effect `json:"effect,omitempty"`     // omitted: undeclared
+	Verifiable  bool              `json:"verifiable,omitempty"` // the host can look the tool's effect up
 }
 
 // callSpec is the call the model made.
@@ -67,6 +80,13 @@ type faultSpec struct {
 	Timeout    bool   `json:"timeout,omitempty"`
 	Commits    bool   `json:"commits,omitempty"`   // the side effect happened anyway
 	NoEffect   bool   `json:"no_effect,omitempty"` // refused before anything happened
+
+	// ForS holds the fault for that many virtual seconds: every dispatch
+	// before ForS seconds have passed since the first one that met it meets
+	// it again (a rate limit's window, whose wait the text states).
+	ForS float64 `json:"for_s,omitempty"`
+
+	hold time.Duration // ForS
 }
 
 // fixSpec is the correction a perfect analysis proposes; the wire shape of
@@ -97,15 +117,17 @@ const (
 )
 
 // duplicates reports whether a second effect of a tool with effect e counts
-// as harm: it does for a tool that is not idempotent or says nothing.
+// as harm: it does for a tool that is not idempotent or says nothing, and
+// for a keyed tool (whose ledger counts a repeated key as no new effect).
 func duplicates(e reflection.Effect) bool {
-	return e == reflection.EffectUndeclared || e == reflection.EffectNonIdempotent
+	return e == reflection.EffectUndeclared || e == reflection.EffectNonIdempotent || e == reflection.EffectKeyed
 }
 
 // tool is a checked toolSpec.
 type tool struct {
-	schema reflection.ToolSchema
-	effect reflection.Effect
+	schema     reflection.ToolSchema
+	effect     reflection.Effect
+	verifiable bool
 }
 
 // pair is a (tool, input) with the input in canonical form, so that two

@@ -9,7 +9,8 @@ import (
 )
 
 // A host's error values and redactor are read only through the functions
-// below and reflection.ErrorText: each survives a method that panics, and an
+// below and the module's internal errchain and scrub, which the Driver reads
+// them through too: each survives a method that panics, and an
 // error chain that loops, so that tracing a call can never change how it
 // ends (the Driver survives such values too).
 

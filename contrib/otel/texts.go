@@ -1,7 +1,8 @@
 package reflectionotel
 
 import (
-	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/internal/errchain"
+	"github.com/loopctl-go/reflection/internal/scrub"
 	"go.opentelemetry.io/otel/attribute"
 )
 
@@ -12,7 +13,7 @@ func (t *Telemetry) text(s string) string {
 		return ""
 	}
 	if t.redact != nil {
-		return reflection.Redact(t.redact, s)
+		return scrub.Text(t.redact, s)
 	}
 	return s
 }
@@ -23,7 +24,7 @@ func (t *Telemetry) errText(err error) string {
 	if !t.texts {
 		return ""
 	}
-	return t.text(reflection.ErrorText(err))
+	return t.text(errchain.Text(err))
 }
 
 // appendErr appends error.type and, when the host opted in to texts,

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/internal/errchain"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -82,6 +83,6 @@ type notRunError struct {
 }
 
 func (e *notRunError) Error() string {
-	return "tool " + strconv.Quote(e.tool) + " could not run: " + reflection.ErrorText(e.cause)
+	return "tool " + strconv.Quote(e.tool) + " could not run: " + errchain.Text(e.cause)
 }
 func (e *notRunError) Unwrap() error { return e.cause }

@@ -231,9 +231,9 @@
 //
 // A payload converter cannot carry an error interface, so [reflection.Failure]
 // and [reflection.Question] cross Temporal as [Failure] and [Question], whose
-// error is [ErrorData]: its text ([reflection.ErrorText]), its rate-limit
-// hint ([reflection.RetryAfterHint]), its HTTP status
-// ([reflection.StatusCode]), a timeout flag, which of
+// error is [ErrorData]: its text, its rate-limit hint (a RetryAfter()
+// time.Duration method in its chain) and its HTTP status
+// ([reflection.StatusCode]), each read as the Driver reads it, a timeout flag, which of
 // context.DeadlineExceeded, context.Canceled, os.ErrPermission,
 // fs.ErrNotExist, reflection.ErrPanicked, reflection.ErrSkipped,
 // reflection.ErrInternal, io.EOF, io.ErrUnexpectedEOF and

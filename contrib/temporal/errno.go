@@ -3,9 +3,8 @@
 package reflectiontemporal
 
 import (
+	"github.com/loopctl-go/reflection/internal/errchain"
 	"syscall"
-
-	"github.com/loopctl-go/reflection"
 )
 
 // connectionErrnos are the system errors of a connection that ErrorData
@@ -28,7 +27,7 @@ var connectionErrnos = []struct {
 // errnoName returns the name of the first syscall.Errno in err's chain when
 // it is one of connectionErrnos, and "" otherwise.
 func errnoName(err error) string {
-	errno, ok := reflection.ErrorAs[syscall.Errno](err)
+	errno, ok := errchain.As[syscall.Errno](err)
 	if !ok {
 		return ""
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loopctl-go/reflection"
+	"github.com/loopctl-go/reflection/internal/errchain"
 )
 
 // ErrorData is an error as data, so that it can cross Temporal: a payload
@@ -16,8 +17,8 @@ import (
 type ErrorData struct {
 	// Text is the error's text, err.Error().
 	Text string `json:"text"`
-	// RetryAfter is the error's rate-limit hint, as reflection.RetryAfterHint
-	// reads it: 0 means none.
+	// RetryAfter is the error's rate-limit hint, as the Driver reads it (a
+	// RetryAfter() time.Duration method in its chain): 0 means none.
 	RetryAfter time.Duration `json:"retry_after,omitempty"`
 	// StatusCode is the HTTP status the error reports, as
 	// reflection.StatusCode reads it: 0 means none.
@@ -70,8 +71,8 @@ var sentinels = [...]struct {
 type timeouter interface{ Timeout() bool }
 
 // NewErrorData records err as data; it returns nil for a nil err. It reads
-// err as the Driver does: its text with reflection.ErrorText, its hint with
-// reflection.RetryAfterHint and its status with reflection.StatusCode. Every
+// err as the Driver does, through the same bounded, guarded walks: its text,
+// its hint, and its status (reflection.StatusCode). Every
 // other method of err it calls is guarded too: one that panics counts as
 // absent, so a broken error value never fails the activity that reports it.
 func NewErrorData(err error) *ErrorData {
@@ -85,17 +86,17 @@ func newErrorData(err error, depth int) *ErrorData {
 		return nil
 	}
 	d := &ErrorData{
-		Text:       reflection.ErrorText(err),
-		RetryAfter: reflection.RetryAfterHint(err),
+		Text:       errchain.Text(err),
+		RetryAfter: errchain.RetryAfter(err),
 		StatusCode: reflection.StatusCode(err),
 	}
 	guard(func() {
-		if t, ok := reflection.ErrorAs[timeouter](err); ok {
+		if t, ok := errchain.As[timeouter](err); ok {
 			d.Timeout = t.Timeout()
 		}
 	})
 	for _, s := range sentinels {
-		if reflection.ErrorIs(err, s.err) {
+		if errchain.Is(err, s.err) {
 			d.Is = append(d.Is, s.name)
 		}
 	}

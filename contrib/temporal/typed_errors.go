@@ -2,10 +2,9 @@ package reflectiontemporal
 
 import (
 	"errors"
+	"github.com/loopctl-go/reflection/internal/errchain"
 	"net"
 	"net/url"
-
-	"github.com/loopctl-go/reflection"
 )
 
 // maxURLDepth bounds how many *url.Error levels ErrorData records, one
@@ -26,7 +25,7 @@ type DNSErrorData struct {
 // newDNSErrorData records the first *net.DNSError in err's chain, or
 // returns nil.
 func newDNSErrorData(err error) *DNSErrorData {
-	dns, ok := reflection.ErrorAs[*net.DNSError](err)
+	dns, ok := errchain.As[*net.DNSError](err)
 	if !ok || dns == nil {
 		return nil
 	}
@@ -55,7 +54,7 @@ type URLErrorData struct {
 // newURLErrorData records the first *url.Error in err's chain, or returns
 // nil.
 func newURLErrorData(err error, depth int) *URLErrorData {
-	ue, ok := reflection.ErrorAs[*url.Error](err)
+	ue, ok := errchain.As[*url.Error](err)
 	if !ok || ue == nil {
 		return nil
 	}

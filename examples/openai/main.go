@@ -138,11 +138,11 @@ func run(ctx context.Context, out io.Writer, strategy reflection.RecoveryStrateg
 	return fmt.Errorf("no answer after 5 turns")
 }
 
-// failureText is what the Reflector reads of a failed attempt, as the
-// Driver reads it.
+// failureText is what the Reflector reads of a failed attempt: the error's
+// text, or the failure result's content.
 func failureText(res reflection.ToolResult, err error) string {
 	if err != nil {
-		return reflection.ErrorText(err)
+		return err.Error()
 	}
 	return res.Content
 }

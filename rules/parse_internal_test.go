@@ -58,6 +58,9 @@ func TestRetryAfterInText(t *testing.T) {
 		{"x-ratelimit-reset: 30", 30 * time.Second, true},
 		{"x-ratelimit-reset: " + strconv.FormatInt(now.Add(45*time.Second).Unix(), 10), 45 * time.Second, true},
 		{"x-ratelimit-reset: " + strconv.FormatInt(now.Add(-time.Hour).Unix(), 10), 0, true}, // a reset in the past
+		{"Request was throttled. Expected available in 9 seconds.", 9 * time.Second, true},
+		{"Take a break for 5 seconds before trying again.", 5 * time.Second, true},
+		{"this model is not available in 2 regions", 0, false},
 		{"wait minutes", 0, false},
 		{"waiting for a response from the server", 0, false},
 		{"Please try again later.", 0, false},

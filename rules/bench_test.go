@@ -66,3 +66,24 @@ func BenchmarkUnknownToolLongName(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkAnalyzeDataset measures the stock table over every message of
+// the data set, one Analyze each: the cost per failure of a realistic mix of
+// hits and misses, reported as ns/failure.
+func BenchmarkAnalyzeDataset(b *testing.B) {
+	var failures []reflection.Failure
+	for _, file := range datasetFiles {
+		for _, m := range loadDataset(b, file) {
+			failures = append(failures, reflection.Failure{Tool: "tool", Error: m.Text})
+		}
+	}
+	r := rules.New(rules.Defaults()...)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		for i := range failures {
+			r.Analyze(ctx, failures[i])
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(failures)), "ns/failure")
+}

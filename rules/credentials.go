@@ -110,7 +110,9 @@ var expiredTokenNeedles = []string{
 // 5/8 failed"). Credentials refused for good are asked before it.
 func expiredToken(n *needleSet) Condition {
 	return All(
-		n.phrases(expiredTokenNeedles...),
+		Any(n.phrases(expiredTokenNeedles...),
+			// "The access token provided has expired".
+			All(n.phrases("token"), n.endingAt(`\btoken\b(?:\W+\w+){0,3}?\W+(?:(?:has|is|was|had)\W+)?(?:been\W+)?expired$`, "expired"))),
 		Not(n.phrases(
 			"failed to refresh", "unable to refresh", "could not refresh", "couldn't refresh",
 			"cannot refresh", "can't refresh", "no refresh token", "sso login", "sso session",

@@ -17,41 +17,56 @@ import (
 //
 //   - transient failures are recoverable, SeverityLow, with the Retry-After
 //     hint filled when the error or its text states one: timeouts, refused,
-//     reset or broken connections, temporary DNS failures, HTTP 408, 425,
-//     429, 500, 502, 503, 504 and 529, the gRPC codes Unavailable,
-//     DeadlineExceeded, ResourceExhausted and Aborted, the throttling and
-//     overload wording of the major cloud and model APIs, and database
-//     deadlocks, serialization failures, lock timeouts and busy databases;
-//   - authentication and permission failures (401, 403, permission denied,
-//     unauthenticated, an invalid, revoked or disabled API key, expired
-//     tokens, a suspended or disabled account, a firewall's block page) and
-//     TLS certificates the caller cannot trust (an unknown authority, an
-//     expired certificate, one issued for another name) are not
-//     recoverable, SeverityHigh, with an Escalate correction;
-//   - an exhausted quota or billing limit (OpenAI's insufficient_quota, a
-//     daily limit) is the same: a human must act;
-//   - a request too large for the service (a context length, a gRPC
-//     message size) and Go runtime failures (a deadlock of goroutines, a nil
-//     pointer) are skipped, even under a status or a word that would
-//     otherwise read as transient.
+//     reset or closed connections and channels (an MCP server's "Connection
+//     closed", a RabbitMQ broker's forced closure), temporary DNS failures,
+//     HTTP 408, 425, 429, 500, 502, 503, 504 and 529, the gRPC codes
+//     Unavailable, DeadlineExceeded, ResourceExhausted and Aborted, rate
+//     limits and the overload wording of the major cloud and model APIs, a
+//     replicated system without a leader or primary for now (Kafka's
+//     NOT_LEADER_OR_FOLLOWER, MongoDB's "not primary", Redis' MASTERDOWN,
+//     Cassandra's consistency errors, etcd's leader changes), a system at
+//     capacity (ClickHouse's TOO_MANY_SIMULTANEOUS_QUERIES, Elasticsearch's
+//     rejected executions, Redis' "max number of clients reached"), a change
+//     that lost a race (Kubernetes' optimistic lock, Azure's
+//     AnotherOperationInProgress, DynamoDB's TransactionConflict), and
+//     database deadlocks, serialization failures, conflicts with recovery,
+//     lock timeouts and busy databases;
+//   - credentials refused for good (revoked, invalid or disabled keys and
+//     tokens, rejected client certificates, a disabled account or
+//     organisation, a refresh token or an API key that expired), refused
+//     permissions (401, 403, permission denied, a firewall's block page) and
+//     TLS certificates the caller cannot trust are not recoverable,
+//     SeverityHigh, with an Escalate correction;
+//   - an expired access token or session (AWS's ExpiredToken, "jwt
+//     expired", OAuth's invalid_token "The access token expired") is
+//     recoverable on a call's first failure (Failure.Attempt 0), since most
+//     clients fetch a fresh token on the next request, and escalated on any
+//     later attempt, or when the text shows the client already retried or
+//     failed to refresh it;
+//   - a spent quota or billing limit (OpenAI's insufficient_quota, a daily
+//     quota, a free tier whose limit is 0, a credit balance) is escalated,
+//     whatever retry delay it states;
+//   - a request too large for the service, a Go runtime failure, a tool
+//     whose program is missing, a fault of the request reported as a
+//     closure (an AMQP precondition) and a text too vague to judge are
+//     skipped, even under a word that would otherwise read as transient.
 //
-// Rejected credentials, refused permissions and untrusted certificates are
-// asked first, typed (os.ErrPermission, a StatusCode() of 401 or 403) or
-// written anywhere in the text, and they win over any transient word beside
-// them: a 503 that says the account is suspended, an x509 error under gRPC's
-// Unavailable, an SSH authentication failure followed by "connection
-// reset". Retrying rejected credentials cannot succeed and can lock the
-// account. Their words are looked for through the first 64 KiB of the text,
-// so an AccessDeniedException in the middle of a long trace counts; every
-// other word only in its first and last 4 KiB. Then come the other typed
-// errors (Failure.Err, in bounded walks of its chain:
+// Credentials refused for good are asked first, typed (os.ErrPermission)
+// or written anywhere in the first 64 KiB of the text, and they win over
+// any transient word beside them: "503 Service Unavailable: organization
+// disabled by administrator", "the API token you supplied was revoked;
+// gateway timeout". Retrying rejected credentials cannot succeed and can
+// lock the account. Then come an expired token, the other refusals (a
+// StatusCode() of 401 or 403, "Unauthorized", "access denied"), the other
+// typed errors (Failure.Err, in bounded walks of its chain:
 // context.DeadlineExceeded, net.Error timeouts, syscall connection errors,
 // *net.DNSError, an error with a RetryAfter() or a StatusCode() /
 // HTTPStatusCode() method), then the rest of the text. Words count only in
 // context: "timeout must be positive" is not a timeout, "all goroutines are
 // asleep - deadlock!" is not a database deadlock, "invalid rate limit
-// setting" is not a rate limit, and a 403 that says "rate limit exceeded"
-// is one.
+// setting" is not a rate limit, a 403 that says "rate limit exceeded" is
+// one, and "Something went wrong. Please try again later." is too vague to
+// be either.
 //
 // The rules are named (see Rule.Name); a program can drop or reorder them,
 // or add its own around them.

@@ -92,3 +92,49 @@ func Example_driver() {
 	// Output:
 	// sunny <nil> 2
 }
+
+// An expired access token is worth one retry, since most clients fetch a
+// fresh token on the next request; the same expiry on a later attempt of
+// the call means the client does not, and a human must act. Credentials
+// refused for good are never retried.
+func Example_expiredToken() {
+	r := rules.New(rules.Defaults()...)
+	expired := "ExpiredTokenException: The security token included in the request is expired"
+	for _, f := range []reflection.Failure{
+		{Error: expired, Attempt: 0},
+		{Error: expired, Attempt: 1},
+		{Error: "oauth2: cannot fetch token: 400 Bad Request Response: {\"error\": \"invalid_grant\", \"error_description\": \"Token has been expired or revoked.\"}"},
+	} {
+		a, _ := r.Analyze(context.Background(), f)
+		fmt.Println(f.Attempt, a.IsRecoverable, a.Context)
+	}
+	// Output:
+	// 0 true rules: expired-token
+	// 1 false rules: expired-token
+	// 0 false rules: credentials-rejected
+}
+
+// A wait stated only in the text is read in the units it states; one stated
+// in words is read as the most a reader would take it for, so a wait of
+// minutes is never an immediate retry (the Driver ends the call when the
+// hint is over its WithMaxRetryAfter cap). A spent quota is not a rate
+// limit, whatever delay it mentions.
+func Example_waitsInTheText() {
+	r := rules.New(rules.Defaults()...)
+	for _, text := range []string{
+		"Rate limit reached for gpt-4 in organization org-x on tokens per min (TPM): Limit 10000, Used 9800, Requested 420. Please try again in 420ms.",
+		"Requests to the ChatCompletions_Create Operation have exceeded call rate limit of your current OpenAI S0 pricing tier. Please retry after 2 seconds.",
+		"You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
+		"You have made too many API requests in the last 5 minutes. Future API requests may be ignored until your rate limit resets in 5 minutes.",
+		"You exceeded your current quota, please check your plan and billing details. Please retry in 36.6s.",
+	} {
+		a, _ := r.Analyze(context.Background(), reflection.Failure{Error: text})
+		fmt.Println(a.IsRecoverable, a.RetryAfter, a.Context)
+	}
+	// Output:
+	// true 420ms rules: rate-limit
+	// true 2s rules: rate-limit
+	// true 3m0s rules: rate-limit
+	// true 5m0s rules: rate-limit
+	// false 0s rules: quota
+}

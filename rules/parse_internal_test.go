@@ -3,6 +3,7 @@ package rules
 import (
 	"math"
 	"math/rand/v2"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -41,6 +42,27 @@ func TestRetryAfterInText(t *testing.T) {
 		{"retry after 99999999999999999999.5 seconds", math.MaxInt64, true},
 		{"retry_after: 1m30s", 90 * time.Second, true},
 		{"first: try again in 2s; then Retry-After: 9", 2 * time.Second, true},
+		{"Please retry in 2m30s", 150 * time.Second, true},
+		{"try again in 2 minutes and 30 seconds", 150 * time.Second, true},
+		{"retry after 1 hour, 30 minutes", 90 * time.Minute, true},
+		{"Please wait a few minutes before you try again.", 3 * time.Minute, true},
+		{"try again in a minute", time.Minute, true},
+		{"retry in an hour", time.Hour, true},
+		{"please wait a couple of minutes", 2 * time.Minute, true},
+		{"try again in several minutes", 5 * time.Minute, true},
+		{"wait a few seconds", 3 * time.Second, true},
+		{"your rate limit resets in 5 minutes.", 5 * time.Minute, true},
+		{"Rate limit will reset in 45 seconds", 45 * time.Second, true},
+		{`{"error":"Model x is currently loading","estimated_time":20.0}`, 20 * time.Second, true},
+		{"X-RateLimit-Reset-After: 1.5", 1500 * time.Millisecond, true},
+		{"x-ratelimit-reset: 30", 30 * time.Second, true},
+		{"x-ratelimit-reset: " + strconv.FormatInt(now.Add(45*time.Second).Unix(), 10), 45 * time.Second, true},
+		{"x-ratelimit-reset: " + strconv.FormatInt(now.Add(-time.Hour).Unix(), 10), 0, true}, // a reset in the past
+		{"Request was throttled. Expected available in 9 seconds.", 9 * time.Second, true},
+		{"Take a break for 5 seconds before trying again.", 5 * time.Second, true},
+		{"this model is not available in 2 regions", 0, false},
+		{"wait minutes", 0, false},
+		{"waiting for a response from the server", 0, false},
 		{"Please try again later.", 0, false},
 		{"try again in a moment", 0, false},
 		{"Timed out while waiting for response. Waited 5.0 seconds.", 0, false},
@@ -304,5 +326,60 @@ func TestNeedleScanLanes(t *testing.T) {
 		if lanes != one {
 			t.Fatalf("trial %d: four lanes found %v, one walk %v", trial, lanes, one)
 		}
+	}
+}
+
+// TestStatusWordsReadAsThePatternsDid: the plain comparisons that read the
+// words around a number agree with the regular expressions they replaced,
+// on texts made of the words that matter.
+func TestStatusWordsReadAsThePatternsDid(t *testing.T) {
+	intro := regexp.MustCompile(`(?:^|[^\w])(?:status(?:[ _-]?code)?|http(?:/\d(?:\.\d)?)?(?: error| status| response code)?|` +
+		`response(?: code| status)?|error(?:[ _-]code)?|code)["']?\s*[:=]?\s*\(?["']?$`)
+	reason := regexp.MustCompile(`^\)?:? (?:too many requests|service unavailable|bad gateway|gateway time-?out|` +
+		`internal server error|request time-?out|unauthorized|forbidden|server error|client error|slow down|overloaded)`)
+	pieces := []string{"status", "code", "error", "response", "http", "/1.1", "/2", "/1", ".", "1", " ", "_", "-",
+		":", "=", "(", ")", "\"", "'", "x", "s", "\t", "bad gateway", "too many requests", "gateway time-out", "overloaded"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := range 200000 {
+		var b strings.Builder
+		for range 1 + rng.IntN(6) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		s := b.String()
+		if got, want := introducesStatus(s), intro.MatchString(s); got != want {
+			t.Fatalf("trial %d: introducesStatus(%q) = %v, the pattern says %v", trial, s, got, want)
+		}
+		if got, want := beforeReason(s), reason.MatchString(s); got != want {
+			t.Fatalf("trial %d: beforeReason(%q) = %v, the pattern says %v", trial, s, got, want)
+		}
+	}
+}
+
+// TestLimitFigures: the figures of a rate limit's message are read as OpenAI
+// and Groq write them, and nothing else passes for them.
+func TestLimitFigures(t *testing.T) {
+	tests := []struct {
+		text             string
+		limit, requested int
+		ok               bool
+	}{
+		{"limit 30000, used 29937, requested 385. please", 30000, 385, true},
+		{"limit 7000, used 0, requested ~12903. please", 7000, 12903, true},
+		{"limit: 30,000 / min, used: 10, requested: 40,000", 30000, 40000, true},
+		{"limit 200; requested 1", 200, 1, true},
+		{"limit 99999999999999999999999, used 1, requested 2", 0, 0, false},
+		{"limit reached for model", 0, 0, false},
+		{"limit 30000, used 29937", 0, 0, false},
+		{"limit , requested 5", 0, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			limit, requested, ok := limitFigures(tt.text)
+			assert.Equal(t, tt.ok, ok)
+			if tt.ok {
+				assert.Equal(t, tt.limit, limit)
+				assert.Equal(t, tt.requested, requested)
+			}
+		})
 	}
 }

@@ -17,10 +17,16 @@ const delayPattern = `(?:((?:\d+(?:\.\d+)?(?:ns|us|µs|ms|h|m|s))+)\b|(\d+(?:\.\
 
 // The words a sentence that asks for a wait starts with, and the pattern of
 // its start, up to the delay.
-var waitSentenceStarts = []string{"retry", "try again", "trying again", "try back", "wait", "reset", "available again"}
+var waitSentenceStarts = []string{"retry", "try again", "trying again", "try back", "wait", "reset", "available again",
+	"expected available in", "take a break for"}
 
 const waitSentence = `^(?:(?:retry|retrying|try again|trying again|try back)(?: (?:this|the|your) (?:request|call|operation))?\s+(?:after|in)|` +
-	`wait(?:ing)?(?: for)?|resets?\s+in|available again\s+in)\s+(?:about |approximately |around |roughly |at least |~)?`
+	`wait(?:ing)?(?: for)?|resets?\s+in|available again\s+in|expected available\s+in|take a break for)\s+(?:about |approximately |around |roughly |at least |~)?`
+
+// maxHintTries bounds how many places of one text a form's pattern is
+// tried at: a text that repeats "retry" a thousand times costs no more than
+// one that says it a few dozen times.
+const maxHintTries = 48
 
 // A hint is looked for only where one of its words occurs, and read from
 // there with an anchored pattern over the next hintWidth bytes: a text costs
@@ -142,7 +148,7 @@ var delayValuePattern = regexp.MustCompile(`^` + delayPattern)
 // hintRoots are short words that every start word of hintForms contains:
 // the text is searched for these few, and a form is tried only where one
 // of its start words stands around an occurrence.
-var hintRoots = []string{"try", "wait", "reset", "estimated_time", "available again"}
+var hintRoots = []string{"try", "wait", "reset", "estimated_time", "available", "take a break"}
 
 // hintStart is a start word of a form, placed around its root: the word
 // begins offset bytes before the root's occurrence.
@@ -192,6 +198,7 @@ var maxHintOffset = func() int {
 // measured from now().
 func retryAfterInText(text, lower string, now func() time.Time) (time.Duration, bool) {
 	best, bestAt, bestForm, found := time.Duration(0), len(lower)+1, 0, false
+	tries := 0
 	for r, root := range hintRoots {
 		for from := 0; ; {
 			i := strings.Index(lower[from:], root)
@@ -207,6 +214,9 @@ func retryAfterInText(text, lower string, now func() time.Time) (time.Duration, 
 				at := p - st.offset
 				if at < 0 || at > bestAt || (at == bestAt && st.form >= bestForm) || !strings.HasPrefix(lower[at:], st.word) {
 					continue
+				}
+				if tries++; tries > maxHintTries {
+					return best, found
 				}
 				form := &hintForms[st.form]
 				m := form.re.FindStringSubmatchIndex(lower[at:min(len(lower), at+hintWidth)])

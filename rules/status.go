@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -12,14 +11,77 @@ import (
 // the message ("429 Rate limit reached"), or before its reason phrase
 // ("(503) Service Unavailable"). A number elsewhere ("line 503", "Error
 // 1045") is not a status. The text is lower-cased first. Only the few bytes
-// around each three-digit number are read by the patterns below, so a long
+// around each three-digit number are read, by plain comparisons, so a long
 // text costs one pass over its bytes.
-var (
-	statusIntroPattern = regexp.MustCompile(`(?:^|[^\w])(?:status(?:[ _-]?code)?|http(?:/\d(?:\.\d)?)?(?: error| status| response code)?|` +
-		`response(?: code| status)?|error(?:[ _-]code)?|code)["']?\s*[:=]?\s*\(?["']?$`)
-	statusReasonPattern = regexp.MustCompile(`^\)?:? (?:too many requests|service unavailable|bad gateway|gateway time-?out|` +
-		`internal server error|request time-?out|unauthorized|forbidden|server error|client error|slow down|overloaded)`)
-)
+
+// statusReasons are the reason phrases a status may stand before.
+var statusReasons = []string{"too many requests", "service unavailable", "bad gateway", "gateway timeout",
+	"gateway time-out", "internal server error", "request timeout", "request time-out", "unauthorized",
+	"forbidden", "server error", "client error", "slow down", "overloaded"}
+
+// statusIntros are the words that may introduce a status, bar the forms of
+// "http", which introducesStatus reads itself.
+var statusIntros = []string{"status", "status code", "status_code", "status-code", "statuscode",
+	"response", "response code", "response status", "error", "error code", "error_code", "error-code", "code"}
+
+// beforeReason reports whether after, the text right after a number,
+// starts with a reason phrase: an optional ")", an optional ":", a space,
+// the phrase ("(503) Service Unavailable", "429: Too Many Requests").
+func beforeReason(after string) bool {
+	after = strings.TrimPrefix(after, ")")
+	after = strings.TrimPrefix(after, ":")
+	if !strings.HasPrefix(after, " ") {
+		return false
+	}
+	after = after[1:]
+	for _, r := range statusReasons {
+		if strings.HasPrefix(after, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// introducesStatus reports whether before, the text right before a number,
+// ends with a word that introduces a status, not part of a longer word,
+// then an optional quote, white space, ":" or "=", white space, "(" and
+// quote: "status code: ", "HTTP/1.1 ", "\"error_code\": ", "(".
+func introducesStatus(before string) bool {
+	b := trimLastOf(before, "\"'")
+	b = strings.TrimSuffix(b, "(")
+	b = strings.TrimRight(b, " \t\r\n\f")
+	b = trimLastOf(b, ":=")
+	b = strings.TrimRight(b, " \t\r\n\f")
+	b = trimLastOf(b, "\"'")
+	for _, w := range statusIntros {
+		if rest, ok := strings.CutSuffix(b, w); ok && (rest == "" || !isWordByte(rest[len(rest)-1])) {
+			return true
+		}
+	}
+	// "http", "http/1.1", "http/2", each perhaps followed by " error",
+	// " status" or " response code".
+	for _, tail := range [...]string{" error", " status", " response code"} {
+		if rest, ok := strings.CutSuffix(b, tail); ok {
+			b = rest
+			break
+		}
+	}
+	if n := len(b); n >= 4 && b[n-4] == '/' && isDigit(b[n-3]) && b[n-2] == '.' && isDigit(b[n-1]) {
+		b = b[:n-4] // "/1.1"
+	} else if n >= 2 && b[n-2] == '/' && isDigit(b[n-1]) {
+		b = b[:n-2] // "/2"
+	}
+	rest, ok := strings.CutSuffix(b, "http")
+	return ok && (rest == "" || !isWordByte(rest[len(rest)-1]))
+}
+
+// trimLastOf removes the last byte of s when it is one of chars.
+func trimLastOf(s, chars string) string {
+	if s != "" && strings.IndexByte(chars, s[len(s)-1]) >= 0 {
+		return s[:len(s)-1]
+	}
+	return s
+}
 
 // statusContext is how many bytes before and after a number are read.
 const statusContext = 40
@@ -55,7 +117,7 @@ func statedAsStatus(lower string, i, j int) bool {
 		return true
 	}
 	// Before its reason phrase: "(503) Service Unavailable".
-	if (lower[i] == '4' || lower[i] == '5') && statusReasonPattern.MatchString(after) {
+	if (lower[i] == '4' || lower[i] == '5') && beforeReason(after) {
 		return true
 	}
 	// After a word that introduces it, and not followed by more of a word or
@@ -63,21 +125,8 @@ func statedAsStatus(lower string, i, j int) bool {
 	if after != "" && (isWordByte(after[0]) || (after[0] == '.' && len(after) > 1 && isDigit(after[1]))) {
 		return false
 	}
-	before := lower[max(0, i-statusContext):i]
-	// Every word that introduces a status ends in one of these; a cheap test
-	// before the pattern, as most numbers ("line 120") fail it.
-	word := strings.TrimRight(before, "\"' \t:=(")
-	for _, end := range statusWordEnds {
-		if strings.HasSuffix(word, end) {
-			return statusIntroPattern.MatchString(before)
-		}
-	}
-	return false
+	return introducesStatus(lower[max(0, i-statusContext):i])
 }
-
-// statusWordEnds are the last letters of every word that introduces a status
-// in statusIntroPattern.
-var statusWordEnds = []string{"status", "code", "error", "response", "http", "http/1.1", "http/1.0", "http/2", "http/2.0", "http/3"}
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 func isWordByte(c byte) bool {

@@ -61,7 +61,7 @@ func failoverWording(n *needleSet) Condition {
 func capacityWording(n *needleSet) Condition {
 	return Any(
 		n.phrases(
-			"max number of clients reached", "too many simultaneous queries", "too_many_simultaneous_queries",
+			"max number of clients reached", "could not get a resource from the pool", "too many simultaneous queries", "too_many_simultaneous_queries",
 			"too many parts", "too_many_parts", "es_rejected_execution_exception", "rejected execution of",
 			"rejected_execution_exception", "connection pool timeout", "request limit for the database",
 			"the service is currently busy", "capacity exceeded", "no available instance", "too much contention",
@@ -116,7 +116,7 @@ func closedConnectionWording(n *needleSet) Condition {
 			"channel is closed", "channelwrongstateerror", "streamlosterror", "stream connection lost",
 			"connection was closed by remote server", "amqpconnectionerror", "connection closed: 320",
 			// MCP and JSON-RPC transports, NATS, Go, Node, Python, Java.
-			"connection closed", "use of closed network connection", "socket was unexpectedly closed",
+			"connection closed", "connection terminated unexpectedly", "use of closed network connection", "socket was unexpectedly closed",
 			"other side closed", "und_err_socket", "premature close", "socket disconnected before secure tls",
 			"server disconnected", "connect call failed", "connection broken:", "incompleteread",
 			"remote host terminated the handshake", "failed to respond", "unexpected end of file from server",

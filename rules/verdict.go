@@ -28,9 +28,12 @@ func ruleContext(rule string) string { return "rules: " + rule }
 // retry the failure allows when it states one. That hint comes from a
 // RetryAfter() time.Duration method of an error in Failure.Err's chain, else
 // from the text: a Retry-After header or retry_after field ("Retry-After:
-// 30", an HTTP date, "retry-after-ms: 2000"), a sentence ("Please try again
-// in 1.5s", "retry after 20 seconds", "Please retry in 3 seconds") or
-// Google's "retryDelay": "43s".
+// 30", an HTTP date, "retry-after-ms: 2000"), Google's "retryDelay": "43s",
+// a rate limit's reset header ("X-RateLimit-Reset-After: 1.5", or
+// "X-RateLimit-Reset" in seconds or as a Unix time), Hugging Face's
+// "estimated_time", or a sentence ("Please try again in 1.5s", "retry after
+// 20 seconds", "Please retry in 2m30s", "resets in 3 minutes", "wait a few
+// minutes", read as 3 minutes).
 func Transient(cause string) Verdict {
 	return Verdict{compile: func(rule string) answerFunc {
 		ctx := ruleContext(rule)

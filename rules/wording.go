@@ -276,10 +276,10 @@ func quotaWording(n *needleSet, rateLimited, period Condition) Condition {
 				"reached your specified api usage limits", "spending limit", "usage limit reached",
 				"daily limit", "daily quota", "monthly limit", "monthly quota", "try again tomorrow",
 				"trial has expired", "trial expired", "subscription has expired", "subscription expired",
-				"exceeded your daily", "daily request quota",
+				"exceeded your daily", "daily request quota", "quota_exceeded", "exceeds your quota", "account has run out of", "you have run out of",
 			),
 			// Kafka's THROTTLING_QUOTA_EXCEEDED is a rate limit.
-			Not(n.phrases("throttlingquota", "throttling quota")),
+			Not(n.phrases("throttlingquota", "throttling quota", "throttling_quota")),
 			Any(Not(period), daily, n.pattern(`\blimit: ?0\b`, "limit: 0", "limit:0")),
 		),
 		All(rateLimited, daily, Not(Condition{match: func(v *failureView) bool {
@@ -305,7 +305,7 @@ func rateLimitWording(n *needleSet, period Condition) Condition {
 		n.startingAt(`^rate[ _-]?limit(?:ed\b|[ _-]?(?:exceeded|reached|error|hit)|s? (?:is |was |has been )?(?:exceeded|reached)|`+
 			`s? (?:will )?resets?\b|s? (?:for|on) (?:\S+ ){0,4}?(?:exceeded|reached)\b)`,
 			"rate limit", "rate_limit", "rate-limit", "ratelimit"),
-		n.pattern(`exceed(?:ed|s|ing)? (?:\S+ ){0,4}?rate[ _-]?limits?\b`, "rate limit", "rate_limit", "rate-limit", "ratelimit"),
+		n.pattern(`(?:exceed(?:ed|s|ing)?|reached|hit) (?:\S+ ){0,4}?rate[ _-]?limits?\b`, "rate limit", "rate_limit", "rate-limit", "ratelimit"),
 		// Cohere's "limited to 10 API calls / minute", Shopify's "Exceeded 2
 		// calls per second".
 		n.startingAt(`^(?:limited to [\d,]+ (?:api )?(?:calls|requests) ?(?:/|per) ?(?:second|minute|min)\b|`+
@@ -317,7 +317,8 @@ func rateLimitWording(n *needleSet, period Condition) Condition {
 			"requestlimitexceeded", "request_limit_exceeded", "provisionedthroughputexceeded", "exceeds the current capacity",
 			"flood control", "flood_wait", "rate exceeded", "abuse detection mechanism", "submitted too quickly",
 			"concurrency limit exceeded", "too many concurrent requests", "reduce request rates",
-			"reached your secondly limit", "too many api requests",
+			"secondly limit", "secondly_rolling limit", "too many api requests", "too much request weight used",
+			`"ratelimit"`, `'ratelimit'`,
 		),
 		All(n.phrases("quota"), period),
 	)

@@ -29,12 +29,18 @@ var ErrNilSession = errors.New("reflectionmcp: nil client session")
 // and the SDK's message, and errors.As still reaches the SDK's
 // *jsonrpc.Error.
 //
-// A failure that certainly left the tool unrun matches
-// reflection.ErrNoEffect, so the effect guard of reflection.WithEffects may
-// retry it: a nil session, an input that is not JSON, and a JSON-RPC error
-// whose code says the server refused the request before running anything
-// (parse error, invalid request, method not found, invalid params: the SDK's
-// answer to an unknown tool). Every other failure may have acted.
+// A failure in which the call was refused before the tool ran matches
+// reflection.ErrInputRejected, and so reflection.ErrNoEffect: a Health
+// counts it neither as a failure nor as a success (one agent's invalid
+// calls never open a breaker for the others), and the effect guard of
+// reflection.WithEffects knows nothing ran. Those failures are a nil
+// session, an input that is not JSON, a JSON-RPC error whose code says the
+// server refused the request before running anything (parse error, invalid
+// request, method not found, invalid params: the SDK's answer to an unknown
+// tool), and the error result the SDK's server returns for arguments that
+// fail a typed tool's input schema (its text starts `validating
+// "arguments": `); that one is returned as the result it is, with an error
+// whose text is the result's. Every other failure may have acted.
 //
 // A ToolChange needs nothing more: a retry under another name is a
 // tools/call for that name. The func is safe for concurrent use, as the
@@ -49,22 +55,26 @@ func Dispatch(session *mcp.ClientSession, opts ...Option) reflection.DispatchFun
 // callTool runs one tools/call; limit caps the result's text.
 func callTool(ctx context.Context, session *mcp.ClientSession, call reflection.ToolCall, limit int) (reflection.ToolResult, error) {
 	if session == nil {
-		return reflection.ToolResult{ID: call.ID}, notRun(fmt.Errorf("reflectionmcp: tool %q: %w", call.Name, ErrNilSession))
+		return reflection.ToolResult{ID: call.ID}, rejected(fmt.Errorf("reflectionmcp: tool %q: %w", call.Name, ErrNilSession))
 	}
 	params := &mcp.CallToolParams{Name: call.Name}
 	if args := bytes.TrimSpace(call.Input); len(args) > 0 && !bytes.Equal(args, []byte("null")) {
 		if !json.Valid(args) {
-			return reflection.ToolResult{ID: call.ID}, notRun(fmt.Errorf("reflectionmcp: tool %q: input is not valid JSON", call.Name))
+			return reflection.ToolResult{ID: call.ID}, rejected(fmt.Errorf("reflectionmcp: tool %q: input is not valid JSON", call.Name))
 		}
 		params.Arguments = json.RawMessage(args)
 	}
 	res, err := session.CallTool(ctx, params)
 	if err != nil {
 		err = fmt.Errorf("reflectionmcp: tool %q: %w", call.Name, err)
-		if refusedUnrun(err) {
-			err = notRun(err)
+		if refusedRequest(err) {
+			err = rejected(err)
 		}
 		return reflection.ToolResult{ID: call.ID}, err
 	}
-	return reflection.ToolResult{ID: call.ID, Content: resultText(res, limit), IsError: res.IsError}, nil
+	out := reflection.ToolResult{ID: call.ID, Content: resultText(res, limit), IsError: res.IsError}
+	if argumentsRejected(res) {
+		return out, rejected(errors.New(out.Content))
+	}
+	return out, nil
 }

@@ -50,7 +50,10 @@
 //     errors.As still reaches the SDK's *jsonrpc.Error. One that says the
 //     server refused the request before running anything (an unknown tool,
 //     invalid params, method not found) also matches
-//     reflection.ErrNoEffect, as does an input that is not JSON.
+//     reflection.ErrInputRejected, and so reflection.ErrNoEffect, as do an
+//     input that is not JSON and the SDK server's error result for
+//     arguments that fail a typed tool's input schema: a breaker does not
+//     count them, and the effect guard knows nothing ran.
 //   - A tool's annotations are its effect: readOnlyHint is
 //     reflection.EffectReadOnly, idempotentHint reflection.EffectIdempotent,
 //     and anything else reflection.EffectNonIdempotent, the MCP

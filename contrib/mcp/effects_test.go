@@ -3,11 +3,9 @@ package reflectionmcp_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -102,78 +100,4 @@ func TestEffectGuard(t *testing.T) {
 			}
 		})
 	}
-}
-
-// TestNoEffect checks which failures of Dispatch match reflection.ErrNoEffect:
-// those that certainly ran nothing, and no other; their text and the SDK's
-// error stay as they were.
-func TestNoEffect(t *testing.T) {
-	codeFor := map[string]int64{
-		"internal": jsonrpc.CodeInternalError,
-		"method":   jsonrpc.CodeMethodNotFound,
-		"parse":    jsonrpc.CodeParseError,
-		"request":  jsonrpc.CodeInvalidRequest,
-		"server":   -32000, // a server's own code: it may have run something
-	}
-	refuse := func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && method == "tools/call" {
-				if code, ok := codeFor[p.Name]; ok {
-					return nil, &jsonrpc.Error{Code: code, Message: "refused " + p.Name}
-				}
-			}
-			return next(ctx, method, req)
-		}
-	}
-	f := newFixtureWith(t, setup{serverMiddle: refuse})
-	closed := newFixture(t, 0)
-	require.NoError(t, closed.session.Close())
-	ctx := context.Background()
-	tests := []struct {
-		name     string
-		session  *mcp.ClientSession
-		call     reflection.ToolCall
-		noEffect bool
-		code     int64 // of the *jsonrpc.Error errors.As finds; 0 for none
-		text     string
-	}{
-		{"unknown tool", f.session, reflection.ToolCall{Name: "nope", Input: json.RawMessage(`{}`)}, true, jsonrpc.CodeInvalidParams,
-			`reflectionmcp: tool "nope": calling "tools/call": unknown tool "nope"`},
-		{"method not found", f.session, reflection.ToolCall{Name: "method"}, true, jsonrpc.CodeMethodNotFound, ""},
-		{"parse error", f.session, reflection.ToolCall{Name: "parse"}, true, jsonrpc.CodeParseError, ""},
-		{"invalid request", f.session, reflection.ToolCall{Name: "request"}, true, jsonrpc.CodeInvalidRequest, ""},
-		{"internal error", f.session, reflection.ToolCall{Name: "internal"}, false, jsonrpc.CodeInternalError, ""},
-		{"a server's own code", f.session, reflection.ToolCall{Name: "server"}, false, -32000, ""},
-		{"input that is not JSON", f.session, reflection.ToolCall{Name: "read_file", Input: json.RawMessage(`{`)}, true, 0,
-			`reflectionmcp: tool "read_file": input is not valid JSON`},
-		{"nil session", nil, reflection.ToolCall{Name: "read_file"}, true, 0, `reflectionmcp: tool "read_file": reflectionmcp: nil client session`},
-		{"closed session", closed.session, reflection.ToolCall{Name: "flaky", Input: json.RawMessage(`{}`)}, false, 0, ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := reflectionmcp.Dispatch(tt.session)(ctx, tt.call)
-			require.Error(t, err)
-			assert.Equal(t, tt.noEffect, errors.Is(err, reflection.ErrNoEffect), "matches ErrNoEffect: %v", err)
-			var wire *jsonrpc.Error
-			if tt.code != 0 {
-				require.ErrorAs(t, err, &wire)
-				assert.Equal(t, tt.code, wire.Code)
-			} else {
-				assert.False(t, errors.As(err, &wire))
-			}
-			if tt.text != "" {
-				assert.EqualError(t, err, tt.text)
-			}
-			assert.NotContains(t, err.Error(), reflection.ErrNoEffect.Error(), "the text is the failure's own")
-		})
-	}
-	t.Run("an error result", func(t *testing.T) {
-		res, err := reflectionmcp.Dispatch(f.session)(ctx, reflection.ToolCall{Name: "flaky", Input: json.RawMessage(`{}`)})
-		require.NoError(t, err)
-		assert.True(t, res.IsError, "the tool ran and failed: a result, not an error")
-	})
-	assert.True(t, errors.Is(func() error {
-		_, err := reflectionmcp.Dispatch(nil)(ctx, reflection.ToolCall{})
-		return err
-	}(), reflectionmcp.ErrNilSession))
 }

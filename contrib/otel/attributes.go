@@ -28,12 +28,16 @@ const (
 	approvedKey       = attribute.Key("reflection.approved")     // ask: the human approved a retry
 	breakerFromKey    = attribute.Key("reflection.breaker.from") // breaker event and metric: closed, open or half_open
 	breakerToKey      = attribute.Key("reflection.breaker.to")
-	roundKey          = attribute.Key("reflection.round")   // model request: 0 first, 1.. repair rounds
-	latencyKey        = attribute.Key("reflection.latency") // model request: in seconds
+	skippedKey        = attribute.Key("reflection.skipped")            // analysis: the Reflector skipped the failure (reason unanalyzed)
+	rememberedIDKey   = attribute.Key("reflection.remembered.call_id") // remembered: the earlier call's ToolCall.ID
+	rememberedAgeKey  = attribute.Key("reflection.remembered.age")     // remembered: seconds since the earlier call ended
+	verdictKey        = attribute.Key("reflection.verdict")            // verification: unknown, not_applied or applied
+	roundKey          = attribute.Key("reflection.round")              // model request: 0 first, 1.. repair rounds
+	latencyKey        = attribute.Key("reflection.latency")            // model request: in seconds
 
 	// Texts, recorded only WithTexts.
-	failureKey      = attribute.Key("reflection.failure")         // analysis: the failure text the Reflector saw
-	errorKey        = attribute.Key("reflection.error")           // analysis, ask, model request: the error's text
+	failureKey      = attribute.Key("reflection.failure")         // analysis: the failure text the Reflector saw; remembered: the earlier call's
+	errorKey        = attribute.Key("reflection.error")           // analysis, ask, verification, model request: the error's text
 	rootCauseKey    = attribute.Key("reflection.root_cause")      // analysis
 	actionReasonKey = attribute.Key("reflection.decision.reason") // decision: Skip's or Fail's reason
 	promptKey       = attribute.Key("reflection.prompt")          // decision and ask: AskUser's prompt
@@ -53,6 +57,8 @@ const (
 	askEvent          = "reflection.ask"
 	breakerEvent      = "reflection.breaker"
 	refusalEvent      = "reflection.refusal"
+	rememberedEvent   = "reflection.remembered"
+	verificationEvent = "reflection.verification"
 	modelRequestEvent = "reflection.model_request"
 )
 

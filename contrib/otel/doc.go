@@ -35,8 +35,9 @@
 // request they make is a sibling of the attempts. What recovery did between
 // attempts (the analysis, the decision, each wait, each correction, each
 // question put to a human, each change of a tool's circuit breaker, a
-// refusal) is an event on the call's span, and how the call ended its
-// attributes:
+// refusal, an effect-memory match of an earlier call that may have acted,
+// a verifier's verdict) is an event on the call's span, and how the call
+// ended its attributes:
 //
 //	reflection.run search          reflection.outcome=succeeded reflection.attempts=2
 //	│  events: reflection.analysis, reflection.decision, reflection.wait, reflection.correction
@@ -51,6 +52,9 @@
 // "budget_exhausted", ...). A failed attempt has error.type "tool_error" (a
 // result with IsError), "timeout" (the Driver's attempt timeout, with
 // reflection.attempt_timeout the limit), "panic", or the error's type.
+// A Reflector that failed (reason "reflector_error") puts error.type on its
+// analysis event; one that skipped the failure (reason "unanalyzed") puts
+// reflection.skipped there instead: a skip is no broken component.
 //
 // Five metrics count what recovery costs: reflection.calls (calls by
 // outcome and reason), reflection.call.attempts (attempts per call),

@@ -2,6 +2,7 @@ package reflectionotel
 
 import (
 	"context"
+	"github.com/loopctl-go/reflection/internal/errchain"
 	"time"
 
 	"github.com/loopctl-go/reflection"
@@ -13,7 +14,10 @@ import (
 // between attempts: the analysis, the decision, each wait, each correction
 // and each question put to a human.
 
-// analyzed records the Reflector's answer, or its failure.
+// analyzed records the Reflector's answer, or its failure: error.type for a
+// Reflector that failed (the call's reason is reflector_error), and
+// reflection.skipped for one that skipped the failure (reason unanalyzed),
+// which is no error of the Reflector's.
 func (t *Telemetry) analyzed(ctx context.Context, f reflection.Failure, a reflection.FailureAnalysis, err error) {
 	c := t.callOf(ctx)
 	if c == nil {
@@ -25,9 +29,16 @@ func (t *Telemetry) analyzed(ctx context.Context, f reflection.Failure, a reflec
 		attrs = append(attrs, attemptTimeoutKey.Float64(seconds(limit)))
 	}
 	attrs = t.appendText(attrs, failureKey, f.Error)
-	if err != nil {
+	switch {
+	case err != nil && skipped(err):
+		// Not a broken component: the Reflector had nothing to say.
+		attrs = append(attrs, skippedKey.Bool(true))
+		if s := t.errText(err); s != "" {
+			attrs = append(attrs, errorKey.String(s))
+		}
+	case err != nil:
 		attrs = t.appendErr(attrs, errorKey, err)
-	} else {
+	default:
 		attrs = append(attrs, recoverKey.Bool(a.IsRecoverable), severityKey.String(a.Severity.String()))
 		if a.Correction != nil {
 			attrs = append(attrs, corrTypeKey.String(string(a.Correction.Type)))
@@ -109,4 +120,11 @@ func (t *Telemetry) asked(ctx context.Context, attempt int, q reflection.Questio
 		attrs = t.appendText(attrs, replyKey, ans.Reply)
 	}
 	c.span.AddEvent(askEvent, trace.WithAttributes(attrs...))
+}
+
+// skipped reports whether a Reflector's err says it skipped the failure, as
+// the Driver reads it for reflection.ReasonUnanalyzed: it matches
+// reflection.ErrSkipped and not reflection.ErrInternal.
+func skipped(err error) bool {
+	return errchain.Is(err, reflection.ErrSkipped) && !errchain.Is(err, reflection.ErrInternal)
 }

@@ -36,6 +36,8 @@ func (t *Telemetry) Observer() reflection.Observer {
 		Asked:          t.asked,
 		Ended:          t.ended,
 		BreakerChanged: t.breakerChanged,
+		Remembered:     t.remembered,
+		Verified:       t.verified,
 	}
 }
 

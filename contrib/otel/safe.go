@@ -1,6 +1,10 @@
 package reflectionotel
 
 import (
+	"errors"
+	"fmt"
+	"github.com/loopctl-go/reflection/internal/errchain"
+	"reflect"
 	"time"
 
 	"github.com/loopctl-go/reflection"
@@ -14,55 +18,56 @@ import (
 // error chain that loops, so that tracing a call can never change how it
 // ends (the Driver survives such values too).
 
-// maxChain bounds the errors errorType visits before it asks semconv: a
-// longer chain, or one that loops, is named "_OTHER".
-const maxChain = 1000
-
 // errorType names err for error.type: "timeout" and "panic" for the
-// Driver's own values for an attempt timeout and a panic, else
-// semconv.ErrorType(err), or "_OTHER" when a method in err's chain panics or
-// the chain does not end.
+// Driver's own values for an attempt timeout and a panic, else as
+// semconv.ErrorType names an error (the first ErrorType() string method in
+// err's chain that answers, else err's own type under fmt's %w wrappers),
+// but with err's chain read by errchain.As, which is bounded and
+// guarded as the Driver's own reading is: a chain that loops is named by
+// its type, and an ErrorType method that panics gives "_OTHER".
 func errorType(err error) (kv attribute.KeyValue) {
 	switch err.(type) {
 	case *reflection.AttemptTimeoutError:
 		return semconv.ErrorTypeKey.String(timeoutType)
 	case *reflection.PanicError:
 		return semconv.ErrorTypeKey.String(panicType)
+	case nil:
+		return semconv.ErrorTypeOther
 	}
 	defer func() {
 		if recover() != nil {
 			kv = semconv.ErrorTypeOther
 		}
 	}()
-	budget := maxChain
-	if !chainEnds(err, &budget) {
-		return semconv.ErrorTypeOther
+	if named, ok := errchain.As[interface{ ErrorType() string }](err); ok {
+		if s := named.ErrorType(); s != "" {
+			return semconv.ErrorTypeKey.String(s)
+		}
 	}
-	return semconv.ErrorType(err)
+	return semconv.ErrorTypeKey.String(typeName(err))
 }
 
-// chainEnds reports whether err's tree (Unwrap() error and Unwrap()
-// []error) ends within *budget errors.
-func chainEnds(err error, budget *int) bool {
-	for ; err != nil; *budget-- {
-		if *budget <= 0 {
-			return false
+// fmtWrapper is the type of the error fmt.Errorf makes with one %w.
+var fmtWrapper = reflect.TypeOf(fmt.Errorf("%w", errors.New("")))
+
+// typeName names err by its type, as error.type does for an error without
+// a name of its own: package path and name, or the type as Go writes it for
+// a type without them (a pointer, say). fmt's %w wrappers are looked
+// through, so a wrapped error is named by what it wraps: they are built
+// around an error that already exists, so their chain always ends.
+func typeName(err error) string {
+	for reflect.TypeOf(err) == fmtWrapper {
+		inner := errors.Unwrap(err)
+		if inner == nil {
+			break
 		}
-		switch u := err.(type) {
-		case interface{ Unwrap() error }:
-			err = u.Unwrap()
-		case interface{ Unwrap() []error }:
-			for _, e := range u.Unwrap() {
-				if !chainEnds(e, budget) {
-					return false
-				}
-			}
-			return true
-		default:
-			return true
-		}
+		err = inner
 	}
-	return true
+	t := reflect.TypeOf(err)
+	if t.PkgPath() != "" && t.Name() != "" {
+		return t.PkgPath() + "." + t.Name()
+	}
+	return t.String()
 }
 
 // attemptTimeout returns the limit of err when it is the Driver's own value

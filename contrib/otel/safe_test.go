@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"testing"
 
 	"github.com/loopctl-go/reflection"
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel/codes"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 )
 
 // brokenError is an error whose Error method panics.
@@ -92,20 +94,71 @@ type joinLoop struct{}
 func (joinLoop) Error() string   { return "joined" }
 func (joinLoop) Unwrap() []error { return []error{errors.New("fine"), &loopError{}} }
 
-// TestLoopingErrorChain checks that an error chain that never ends is named
-// "_OTHER" in error.type, where semconv.ErrorType alone would never return,
-// and that the call ends as the Driver ends it.
+// namedError names itself for error.type.
+type namedError struct{ name string }
+
+func (e namedError) Error() string     { return "named" }
+func (e namedError) ErrorType() string { return e.name }
+
+// brokenName is an error whose ErrorType method panics.
+type brokenName struct{}
+
+func (brokenName) Error() string     { return "broken name" }
+func (brokenName) ErrorType() string { panic("broken ErrorType method") }
+
+// TestLoopingErrorChain checks error.type for error chains that never end,
+// where semconv.ErrorType alone would never return, and for methods that
+// panic: each is named (by its type, or by the ErrorType method the
+// bounded walk reaches), and the call ends as the Driver ends it.
 func TestLoopingErrorChain(t *testing.T) {
-	for _, err := range []error{&loopError{}, joinLoop{}, fmt.Errorf("wrapped: %w", &loopError{})} {
-		t.Run(fmt.Sprintf("%T", err), func(t *testing.T) {
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{&loopError{}, "*reflectionotel_test.loopError"},
+		{joinLoop{}, "github.com/loopctl-go/reflection/contrib/otel_test.joinLoop"},
+		{fmt.Errorf("wrapped: %w", &loopError{}), "*reflectionotel_test.loopError"},
+		{fmt.Errorf("wrapped: %w", namedError{"quota"}), "quota"},
+		{errors.Join(&loopError{}, namedError{"late"}), "*errors.joinError"}, // the walk ends in the loop first
+		{fmt.Errorf("wrapped: %w", namedError{}), "github.com/loopctl-go/reflection/contrib/otel_test.namedError"},
+		{brokenName{}, "_OTHER"},
+		{(*fs.PathError)(nil), "*fs.PathError"}, // its Unwrap panics: semconv.ErrorType would too
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
 			h := newHarness(t)
 			d := h.driver(reflection.WithReflector(reflection.ReflectorFunc(func(context.Context, reflection.Failure) (reflection.FailureAnalysis, error) {
-				return reflection.FailureAnalysis{}, err
+				return reflection.FailureAnalysis{}, tt.err
 			})))
+			_, runErr := d.Run(context.Background(), reflection.ToolCall{Name: "job"}, newTool(h.tp, failing(tt.err)).dispatch)
+			require.NoError(t, runErr)
+			assert.Equal(t, tt.want, spanAttrs(h.one(t, "execute_tool job"))["error.type"])
+			assert.Equal(t, tt.want, eventsNamed(h.one(t, "reflection.run job"), "reflection.analysis")[0]["error.type"])
+		})
+	}
+}
+
+// TestErrorTypeAsSemconv checks that an error whose chain ends is named as
+// semconv.ErrorType names it.
+func TestErrorTypeAsSemconv(t *testing.T) {
+	for _, err := range []error{
+		errors.New("plain"),
+		fmt.Errorf("one: %w", errors.New("plain")),
+		fmt.Errorf("two: %w", fmt.Errorf("one: %w", context.Canceled)),
+		fmt.Errorf("both: %w %w", errors.New("a"), errors.New("b")),
+		fmt.Errorf("no wrap: %v", errors.New("a")),
+		errors.Join(errors.New("a"), namedError{"joined"}),
+		namedError{"direct"},
+		fmt.Errorf("empty name: %w", namedError{}),
+		brokenError{},
+		context.DeadlineExceeded,
+	} {
+		t.Run(fmt.Sprintf("%T", err), func(t *testing.T) {
+			h := newHarness(t)
+			d := h.driver(reflection.WithReflector(transient), reflection.WithStrategy(reflectiontest.NewStrategy(reflection.Fail{})))
 			_, runErr := d.Run(context.Background(), reflection.ToolCall{Name: "job"}, newTool(h.tp, failing(err)).dispatch)
 			require.NoError(t, runErr)
-			assert.Equal(t, "_OTHER", spanAttrs(h.one(t, "execute_tool job"))["error.type"])
-			assert.Equal(t, "_OTHER", eventsNamed(h.one(t, "reflection.run job"), "reflection.analysis")[0]["error.type"])
+			assert.Equal(t, semconv.ErrorType(err).Value.AsString(), spanAttrs(h.one(t, "execute_tool job"))["error.type"])
 		})
 	}
 }

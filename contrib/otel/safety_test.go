@@ -21,10 +21,12 @@ var transient = reflection.ReflectorFunc(func(context.Context, reflection.Failur
 })
 
 // TestBreakerChanges runs calls through a Driver with a circuit breaker
-// (WithHealth): each state change is an event on the span of the call whose
-// dispatch caused it and a count in reflection.breaker.transitions; each call
-// the open breaker refused ends with the reason circuit_open, a refusal
-// event and a count in reflection.call.refusals.
+// (WithHealth) that opens at the second failing call (a call counts once,
+// however often it retries): each state change is an event on the span of
+// the call whose dispatch caused it and a count in
+// reflection.breaker.transitions; each call the open breaker refused ends
+// with the reason circuit_open, a refusal event and a count in
+// reflection.call.refusals.
 func TestBreakerChanges(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t)
@@ -34,9 +36,14 @@ func TestBreakerChanges(t *testing.T) {
 		down := newTool(h.tp, bad("backend down"))
 		call := reflection.ToolCall{Name: "job"}
 
-		rep, err := d.RunWithReport(context.Background(), call, down.dispatch) // two failures open it
+		rep, err := d.RunWithReport(context.Background(), call, down.dispatch) // four failures count once
 		require.NoError(t, err)
-		require.Equal(t, reflection.ReasonCircuitOpen, rep.Reason)
+		require.Equal(t, reflection.ReasonStrategy, rep.Reason)
+		require.Len(t, rep.Attempts, 4)
+		rep, err = d.RunWithReport(context.Background(), call, down.dispatch) // the second failing call opens it
+		require.NoError(t, err)
+		require.Equal(t, reflection.ReasonCircuitOpen, rep.Reason, "its retry is refused")
+		require.Len(t, rep.Attempts, 1)
 		rep, err = d.RunWithReport(context.Background(), call, down.dispatch) // refused at once
 		require.NoError(t, err)
 		require.Equal(t, reflection.ReasonCircuitOpen, rep.Reason)
@@ -46,27 +53,31 @@ func TestBreakerChanges(t *testing.T) {
 		require.NoError(t, err)
 
 		calls := h.named("reflection.run job")
-		require.Len(t, calls, 3)
+		require.Len(t, calls, 4)
 		breaker := func(from, to string) map[string]any {
 			return map[string]any{"gen_ai.tool.name": "job", "reflection.breaker.from": from, "reflection.breaker.to": to}
 		}
 		refusal := map[string]any{"reflection.reason": "circuit_open"}
 
-		assert.Equal(t, []map[string]any{breaker("closed", "open")}, eventsNamed(calls[0], "reflection.breaker"))
-		assert.Equal(t, []map[string]any{refusal}, eventsNamed(calls[0], "reflection.refusal"))
-		assert.Empty(t, eventsNamed(calls[1], "reflection.breaker"))
+		assert.Empty(t, eventsNamed(calls[0], "reflection.breaker"), "one failing call does not open it")
+		assert.Empty(t, eventsNamed(calls[0], "reflection.refusal"))
+		assert.Equal(t, []map[string]any{breaker("closed", "open")}, eventsNamed(calls[1], "reflection.breaker"))
 		assert.Equal(t, []map[string]any{refusal}, eventsNamed(calls[1], "reflection.refusal"))
-		assert.Equal(t, []map[string]any{breaker("open", "half_open"), breaker("half_open", "closed")}, eventsNamed(calls[2], "reflection.breaker"))
-		assert.Empty(t, eventsNamed(calls[2], "reflection.refusal"))
-		for i, c := range calls[:2] {
+		assert.Empty(t, eventsNamed(calls[2], "reflection.breaker"))
+		assert.Equal(t, []map[string]any{refusal}, eventsNamed(calls[2], "reflection.refusal"))
+		assert.Equal(t, []map[string]any{breaker("open", "half_open"), breaker("half_open", "closed")}, eventsNamed(calls[3], "reflection.breaker"))
+		assert.Empty(t, eventsNamed(calls[3], "reflection.refusal"))
+		assert.Equal(t, "strategy", spanAttrs(calls[0])["reflection.reason"])
+		for i, c := range calls[1:3] {
 			got := spanAttrs(c)
-			assert.Equal(t, "circuit_open", got["reflection.reason"], "call %d", i)
-			assert.Equal(t, "failed", got["reflection.outcome"], "call %d", i)
-			assert.Equal(t, codes.Error, c.Status().Code, "call %d", i)
+			assert.Equal(t, "circuit_open", got["reflection.reason"], "call %d", i+1)
+			assert.Equal(t, "failed", got["reflection.outcome"], "call %d", i+1)
+			assert.Equal(t, codes.Error, c.Status().Code, "call %d", i+1)
 		}
-		assert.Equal(t, int64(2), spanAttrs(calls[0])["reflection.attempts"])
-		assert.Equal(t, int64(0), spanAttrs(calls[1])["reflection.attempts"])
-		assert.NotContains(t, spanAttrs(calls[2]), "reflection.reason", "a success has no reason")
+		assert.Equal(t, int64(4), spanAttrs(calls[0])["reflection.attempts"])
+		assert.Equal(t, int64(1), spanAttrs(calls[1])["reflection.attempts"])
+		assert.Equal(t, int64(0), spanAttrs(calls[2])["reflection.attempts"])
+		assert.NotContains(t, spanAttrs(calls[3]), "reflection.reason", "a success has no reason")
 
 		m := h.collect(t)
 		transitions := map[[2]string]int64{}
@@ -81,7 +92,7 @@ func TestBreakerChanges(t *testing.T) {
 		}
 		assert.Equal(t, map[[2]string]int64{{"closed", "open"}: 1, {"open", "half_open"}: 1, {"half_open", "closed"}: 1}, transitions)
 		assert.Equal(t, map[string]int64{"circuit_open": 2}, sums(t, m["reflection.call.refusals"], "reflection.reason"))
-		assert.Equal(t, map[string]int64{"circuit_open": 2, "": 1}, sums(t, m["reflection.calls"], "reflection.reason"))
+		assert.Equal(t, map[string]int64{"strategy": 1, "circuit_open": 2, "": 1}, sums(t, m["reflection.calls"], "reflection.reason"))
 	})
 }
 

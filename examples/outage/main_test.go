@@ -5,6 +5,8 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/loopctl-go/reflection"
+
 	"go.uber.org/goleak"
 )
 
@@ -69,10 +71,35 @@ func TestOutage(t *testing.T) {
 		if guarded.breaker == 0 {
 			t.Error("with both options, the breaker refused no call")
 		}
+		// Once the service is back, the breaker lets a probe through within
+		// one open period and closes at its success: it refuses at most
+		// the calls that period holds.
+		if limit := int(agents * breakerOpenFor / interval); guarded.refusedBack > limit {
+			t.Errorf("with both options, %d calls refused once the service was back, want at most %d", guarded.refusedBack, limit)
+		}
+		if plain.refusedBack != 0 {
+			t.Errorf("without the options, %d calls refused once the service was back", plain.refusedBack)
+		}
 		if g, p := guarded.meanCall(), plain.meanCall(); g >= p {
 			t.Errorf("with both options, a call took %v on average, want less than %v", g, p)
 		}
 		t.Logf("virtual time:\n%s", table(plain, budgeted, guarded))
+	})
+}
+
+// TestBlip checks the lone call through a blip: with the recommended
+// breaker, which three failing calls open for 60s, a call whose first three
+// requests fail succeeds on its fourth and leaves the breaker closed.
+func TestBlip(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b, err := blip()
+		if err != nil {
+			t.Fatalf("blip: %v", err)
+		}
+		want := blipResult{outcome: reflection.OutcomeSucceeded, requests: blipFailures + 1, breaker: reflection.BreakerClosed}
+		if b != want {
+			t.Errorf("blip: %+v, want %+v", b, want)
+		}
 	})
 }
 
@@ -86,12 +113,13 @@ func TestRun(t *testing.T) {
 		}
 		for _, want := range []string{
 			"200 agents × 8 calls of get_stock, one every 50ms; the service is down from 100ms to 300ms\n",
-			"calls  succeeded  failed  budget  breaker  requests  per call  while down  mean call   took\n",
+			"calls  succeeded  failed  budget  breaker     back  requests  per call  while down  mean call   took\n",
 			"\nbackoff only                     1600 ",
 			"\n+ WithRetryBudget                1600 ",
 			"\n+ WithRetryBudget + WithHealth   1600 ",
 			"\nwhile the service was down, a call sent it ",
 			"after the outage, the agents' last calls succeeded: 200, 200 and 200 of 200\n",
+			"\none agent alone, through a blip that fails its first 3 requests: the call succeeded after 4 requests; the breaker is closed\n",
 		} {
 			if !strings.Contains(out.String(), want) {
 				t.Errorf("output lacks %q; got:\n%s", want, out.String())

@@ -33,6 +33,7 @@ type result struct {
 	breaker        int           // calls the circuit breaker ended (ReasonCircuitOpen)
 	budget         int           // calls the retry budget ended (ReasonBudgetExhausted)
 	failed         int           // calls that failed otherwise: their retries ran out
+	refusedBack    int           // calls the breaker or the budget ended once the service was back
 	lastSucceeded  int           // agents whose last call succeeded
 	requests       int           // dispatches that reached the service
 	whileDown      int           // those that reached it while it was down
@@ -69,20 +70,27 @@ func simulate(name string, opts ...reflection.Option) (result, error) {
 	var (
 		succeeded, breaker, budget, failed atomic.Int64
 		callsWhileDown, lastSucceeded      atomic.Int64
+		refusedBack                        atomic.Int64
 		callTime                           atomic.Int64 // nanoseconds
 		errOnce                            sync.Once
 		firstErr                           error
 	)
+	svc := newService(downFrom, downUntil, latency)
 	ended := func(_ context.Context, end reflection.CallEnd) {
 		switch {
 		case end.Outcome == reflection.OutcomeSucceeded:
 			succeeded.Add(1)
+			return
 		case end.Reason == reflection.ReasonCircuitOpen:
 			breaker.Add(1)
 		case end.Reason == reflection.ReasonBudgetExhausted:
 			budget.Add(1)
 		default:
 			failed.Add(1)
+			return
+		}
+		if svc.back() { // refused, though the service is healthy again
+			refusedBack.Add(1)
 		}
 	}
 	driver := reflection.NewDriver(append([]reflection.Option{
@@ -91,7 +99,6 @@ func simulate(name string, opts ...reflection.Option) (result, error) {
 		reflection.WithObserver(reflection.Observer{Ended: ended}),
 	}, opts...)...)
 
-	svc := newService(downFrom, downUntil, latency)
 	var wg sync.WaitGroup
 	for a := range agents {
 		wg.Go(func() {
@@ -131,6 +138,7 @@ func simulate(name string, opts ...reflection.Option) (result, error) {
 		breaker:        int(breaker.Load()),
 		budget:         int(budget.Load()),
 		failed:         int(failed.Load()),
+		refusedBack:    int(refusedBack.Load()),
 		lastSucceeded:  int(lastSucceeded.Load()),
 		requests:       int(svc.dispatches.Load()),
 		whileDown:      int(svc.whileDown.Load()),

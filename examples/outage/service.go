@@ -32,6 +32,9 @@ func (s *service) down() bool {
 	return since >= s.downFrom && since < s.downUntil
 }
 
+// back reports whether the service has come back from its outage.
+func (s *service) back() bool { return time.Since(s.start) >= s.downUntil }
+
 // dispatch is the get_stock tool: one request to the service.
 func (s *service) dispatch(ctx context.Context, call reflection.ToolCall) (reflection.ToolResult, error) {
 	s.dispatches.Add(1)

@@ -19,14 +19,25 @@
 // Two more show the safety that works across calls:
 //
 //   - charge_card takes the money and then times out. The Driver knows it is
-//     not idempotent (WithEffects), so the timeout is not retried blindly:
-//     the card is charged once and the model is told that a human must
-//     decide (reason ambiguous_effect). The program then runs the same call
-//     without WithEffects and prints how many times the card was charged;
-//   - get_stock depends on a service that is down. The first call fails
-//     three times in a row, which opens the tool's circuit breaker
-//     (WithHealth); the calls after it are refused without running the tool
-//     (reason circuit_open).
+//     not idempotent (WithEffects), so the timeout is not retried blindly.
+//     Its verifier (WithVerifier) looks the charge up in the payment ledger
+//     first, which has not recorded it yet and so cannot tell: the call
+//     ends with a question for a human (reason ambiguous_effect), and the
+//     model reads that the charge may already have gone through. The model
+//     issues the same charge again, as models do. The Driver's effect memory
+//     knows that call before it runs; the verifier looks again, the ledger
+//     now has the charge, and the re-issue ends succeeded with what the
+//     ledger found: the card is charged once. The program then runs the
+//     first call without WithEffects and prints how many times the card was
+//     charged;
+//   - get_stock depends on a service that is down. A breaker (WithHealth)
+//     counts failing calls, not failing attempts: a call adds one however
+//     often it retries, so get_weather's two timeouts above left its breaker
+//     closed. The first two get_stock calls fail all their attempts; the
+//     third call's first failure is the third failing call, which opens the
+//     tool's breaker, so its retry is refused, and the call after it is
+//     refused without running the tool (reason circuit_open), with a text
+//     that says when to try again.
 //
 // Last, it runs one call with RunWithReport and prints the report as JSON.
 //
@@ -56,8 +67,8 @@ func main() {
 
 func run(w io.Writer) error {
 	tools := newToolbox()
-	// Three failures in a row open a tool's breaker for 200ms. One Health
-	// is shared by the calls of a process.
+	// Three failing calls in a row open a tool's breaker for 200ms. One
+	// Health is shared by the calls of a process.
 	health := reflection.NewHealth(3, 200*time.Millisecond)
 	driver := reflection.NewDriver(
 		reflection.WithReflector(reflector(tools)),
@@ -65,8 +76,12 @@ func run(w io.Writer) error {
 		reflection.WithStrategy(backoff()),
 		reflection.WithSchemas(tools.schema),
 		// What running each tool twice does: charge_card must not run again
-		// after a failure that may have come after it took the money.
+		// after a failure that may have come after it took the money. The
+		// Driver also remembers, for an hour, every call of it that ended
+		// without success after such a failure.
 		reflection.WithEffects(effectOf),
+		// How to tell whether such a call went through: the payment ledger.
+		reflection.WithVerifier(tools.verify),
 		reflection.WithHealth(health),
 		reflection.WithObserver(traceObserver(w)),
 	)
@@ -88,9 +103,19 @@ func run(w io.Writer) error {
 
 	// A payment that may have gone through: the gateway takes the money,
 	// then times out. The rules call a timeout transient, but charge_card is
-	// not idempotent, so the Driver asks a human instead of retrying.
+	// not idempotent, so the Driver asks the verifier, then a human, instead
+	// of retrying.
 	charge := reflection.ToolCall{ID: "call_5", Name: "charge_card", Input: json.RawMessage(`{"order":"A-1042","amount":"42.00 EUR"}`)}
 	if err := play(ctx, w, driver, charge, tools.dispatch); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "   the card was charged %s\n", times(tools.charges))
+	// A moment later the payment settles, and the model, which read the soft
+	// error, issues the same charge again: a new call, its input equal as
+	// JSON. The effect memory holds it back and the verifier answers.
+	tools.settle()
+	reissue := reflection.ToolCall{ID: "call_6", Name: "charge_card", Input: json.RawMessage(`{"amount":"42.00 EUR","order":"A-1042"}`)}
+	if err := play(ctx, w, driver, reissue, tools.dispatch); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "   the card was charged %s\n", times(tools.charges))
@@ -104,27 +129,29 @@ func run(w io.Writer) error {
 	if _, err := blind.Run(ctx, charge, other.dispatch); err != nil {
 		return fmt.Errorf("%s without WithEffects: %w", charge.ID, err)
 	}
-	fmt.Fprintf(w, "   without WithEffects, the timeout is retried and the card is charged %s\n", times(other.charges))
+	fmt.Fprintf(w, "   without WithEffects, %s's timeout is retried and a fresh card is charged %s\n", charge.ID, times(other.charges))
 
-	// The inventory service is down. The first call's failures open the
-	// breaker of get_stock; the calls after it are refused without running.
+	// The inventory service is down. Each failing call adds one to the
+	// breaker of get_stock, however often it retried: the third opens it,
+	// and what comes after is refused without running.
 	for _, call := range []reflection.ToolCall{
-		{ID: "call_6", Name: "get_stock", Input: json.RawMessage(`{"sku":"A-1042"}`)},
-		{ID: "call_7", Name: "get_stock", Input: json.RawMessage(`{"sku":"B-7"}`)},
-		{ID: "call_8", Name: "get_stock", Input: json.RawMessage(`{"sku":"C-19"}`)},
+		{ID: "call_7", Name: "get_stock", Input: json.RawMessage(`{"sku":"A-1042"}`)},
+		{ID: "call_8", Name: "get_stock", Input: json.RawMessage(`{"sku":"B-7"}`)},
+		{ID: "call_9", Name: "get_stock", Input: json.RawMessage(`{"sku":"C-19"}`)},
+		{ID: "call_10", Name: "get_stock", Input: json.RawMessage(`{"sku":"D-3"}`)},
 	} {
 		if err := play(ctx, w, driver, call, tools.dispatch); err != nil {
 			return err
 		}
 		fmt.Fprintf(w, "   circuit breaker of %s: %s\n", call.Name, health.State(call.Name))
 	}
-	fmt.Fprintf(w, "\nget_stock ran %s for three calls: the open breaker refused the rest without running it\n",
+	fmt.Fprintf(w, "\nget_stock ran %s for four calls: three failing calls opened its breaker, which refused the rest without running it\n",
 		times(tools.stockCalls))
 
 	// A call like call_2 once more, with a report of everything it went
 	// through.
 	tools.files["notes/today.md"] = "- standup at 10"
-	last := reflection.ToolCall{ID: "call_9", Name: "read_file", Input: json.RawMessage(`{"path":"notes/today.mdd"}`)}
+	last := reflection.ToolCall{ID: "call_11", Name: "read_file", Input: json.RawMessage(`{"path":"notes/today.mdd"}`)}
 	fmt.Fprintf(w, "\n== %s %s %s, with a report\n", last.ID, last.Name, last.Input)
 	rep, err := driver.RunWithReport(ctx, last, tools.dispatch)
 	if err != nil {
@@ -184,14 +211,47 @@ func times(n int) string {
 type toolbox struct {
 	files        map[string]string
 	weatherCalls int
-	charges      int // how many times charge_card took the money
-	stockCalls   int // how many times get_stock ran
+	charges      int               // how many times charge_card took the money
+	pending      map[string]string // charges the gateway took, by order, that the ledger has not recorded yet
+	ledger       map[string]string // charges the ledger has recorded: the amount, by order
+	stockCalls   int               // how many times get_stock ran
 }
 
 func newToolbox() *toolbox {
-	return &toolbox{files: map[string]string{
-		"notes/todo.md": "- ship v1\n- write the changelog",
-	}}
+	return &toolbox{
+		files:   map[string]string{"notes/todo.md": "- ship v1\n- write the changelog"},
+		pending: map[string]string{},
+		ledger:  map[string]string{},
+	}
+}
+
+// settle records the pending charges in the ledger, as a payment provider
+// does some time after it took the money.
+func (t *toolbox) settle() {
+	for order, amount := range t.pending {
+		t.ledger[order] = amount
+		delete(t.pending, order)
+	}
+}
+
+// verify is the Driver's verifier (WithVerifier): it looks a charge_card
+// that may have acted up in the ledger, by its order. A charge the ledger
+// has went through: the call ends with what the ledger found. One it has
+// not may still be pending, so the verifier cannot tell and a human is
+// asked, as without a verifier.
+func (t *toolbox) verify(_ context.Context, call reflection.ToolCall) (reflection.Verdict, reflection.ToolResult, error) {
+	if call.Name != "charge_card" {
+		return reflection.VerdictUnknown, reflection.ToolResult{}, nil
+	}
+	var in struct{ Order string }
+	if err := json.Unmarshal(call.Input, &in); err != nil {
+		return reflection.VerdictUnknown, reflection.ToolResult{}, err
+	}
+	amount, found := t.ledger[in.Order]
+	if !found {
+		return reflection.VerdictUnknown, reflection.ToolResult{}, nil
+	}
+	return reflection.VerdictApplied, reflection.ToolResult{Content: "charged " + amount + " for order " + in.Order + " (found in the ledger)"}, nil
 }
 
 var schemas = map[string]reflection.ToolSchema{
@@ -253,6 +313,7 @@ func (t *toolbox) dispatch(_ context.Context, call reflection.ToolCall) (reflect
 		return reflection.ToolResult{Content: "open " + in.Path + ": permission denied", IsError: true}, nil
 	case "charge_card":
 		t.charges++
+		t.pending[in.Order] = in.Amount
 		if t.charges == 1 { // the money is taken, and then the answer is lost
 			return reflection.ToolResult{}, errors.New("payment gateway timed out after 30s")
 		}
@@ -331,6 +392,16 @@ func traceObserver(w io.Writer) reflection.Observer {
 		},
 		Decided: func(_ context.Context, _ int, action reflection.RecoveryAction) {
 			fmt.Fprintf(w, "     decision: %s\n", action)
+		},
+		Remembered: func(_ context.Context, _ reflection.ToolCall, earlier reflection.RememberedCall) {
+			fmt.Fprintf(w, "   remembered: the same call, %s, may already have taken effect (%s)\n", earlier.ID, earlier.Failure)
+		},
+		Verified: func(_ context.Context, call reflection.ToolCall, v reflection.Verdict, err error) {
+			if err != nil {
+				fmt.Fprintf(w, "     verifier failed: %v\n", err)
+				return
+			}
+			fmt.Fprintf(w, "     verified %s: %s\n", call.Name, v)
 		},
 		Corrected: func(_ context.Context, _ int, c reflection.Correction, applied bool, why string) {
 			if applied {

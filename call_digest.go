@@ -2,8 +2,10 @@ package reflection
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
 	"slices"
-	"strconv"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -17,6 +19,13 @@ import (
 // nests deeper than maxCanonicalDepth.
 func canonicalAppend(dst, src []byte) ([]byte, bool) {
 	c := canonicalizer{src: src}
+	return c.append(dst)
+}
+
+// append is canonicalAppend with c's room.
+func (c *canonicalizer) append(dst []byte) ([]byte, bool) {
+	src := c.src
+	c.i = 0
 	out, ok := c.value(dst, 0)
 	if !ok {
 		return dst, false
@@ -34,6 +43,20 @@ const maxCanonicalDepth = 1000
 type canonicalizer struct {
 	src []byte
 	i   int
+
+	// Room reused from one object to the next, one per depth (the members
+	// of one object are done before a sibling's start), so that a digest
+	// allocates nothing once its pooled canonicalizer has grown.
+	levels []canonLevel
+	text   []byte // a string's decoded text
+}
+
+// canonLevel is the room of the objects at one depth: their members'
+// canonical values, their keys, and where each member lies in them.
+type canonLevel struct {
+	values  []byte
+	keys    []byte
+	members []member
 }
 
 func (c *canonicalizer) space() {
@@ -64,11 +87,11 @@ func (c *canonicalizer) value(dst []byte, depth int) ([]byte, bool) {
 			c.i = end
 			return dst, true
 		}
-		s, ok := c.str(nil)
-		if !ok {
+		var ok bool
+		if c.text, ok = c.str(c.text[:0]); !ok {
 			return dst, false
 		}
-		return appendCanonicalString(dst, s), true
+		return appendCanonicalString(dst, c.text), true
 	case b == 't':
 		return c.literal(dst, "true")
 	case b == 'f':
@@ -158,11 +181,21 @@ func (c *canonicalizer) array(dst []byte, depth int) ([]byte, bool) {
 	}
 }
 
-// member is one member of an object: its decoded key, and where its
-// canonical text lies in the object's scratch buffer.
+// member is one member of an object: where its decoded key lies in the
+// level's keys, and where its canonical value lies in the level's values.
 type member struct {
-	key        string
-	start, end int
+	key, keyEnd int
+	start, end  int
+}
+
+// level returns the room of the objects at depth, emptied.
+func (c *canonicalizer) level(depth int) *canonLevel {
+	for len(c.levels) <= depth {
+		c.levels = append(c.levels, canonLevel{})
+	}
+	l := &c.levels[depth]
+	l.values, l.keys, l.members = l.values[:0], l.keys[:0], l.members[:0]
+	return l
 }
 
 func (c *canonicalizer) object(dst []byte, depth int) ([]byte, bool) {
@@ -172,15 +205,15 @@ func (c *canonicalizer) object(dst []byte, depth int) ([]byte, bool) {
 		c.i++
 		return append(dst, '{', '}'), true
 	}
-	var members []member
-	var scratch []byte
+	l := c.level(depth)
 	for {
 		c.space()
 		if c.i >= len(c.src) || c.src[c.i] != '"' {
 			return dst, false
 		}
-		key, ok := c.str(nil)
-		if !ok {
+		keyStart := len(l.keys)
+		var ok bool
+		if l.keys, ok = c.str(l.keys); !ok {
 			return dst, false
 		}
 		c.space()
@@ -188,11 +221,14 @@ func (c *canonicalizer) object(dst []byte, depth int) ([]byte, bool) {
 			return dst, false
 		}
 		c.i++
-		start := len(scratch)
-		if scratch, ok = c.value(scratch, depth+1); !ok {
+		start := len(l.values)
+		values, ok := c.value(l.values, depth+1)
+		l = &c.levels[depth] // a deeper object may have grown the levels
+		l.values = values
+		if !ok {
 			return dst, false
 		}
-		members = append(members, member{key: string(key), start: start, end: len(scratch)})
+		l.members = append(l.members, member{key: keyStart, keyEnd: len(l.keys), start: start, end: len(l.values)})
 		c.space()
 		if c.i >= len(c.src) {
 			return dst, false
@@ -208,28 +244,21 @@ func (c *canonicalizer) object(dst []byte, depth int) ([]byte, bool) {
 	}
 	// Sort by key, keeping the order of a repeated key's members, so the
 	// last of them is the one kept.
-	slices.SortStableFunc(members, func(a, b member) int {
-		switch {
-		case a.key < b.key:
-			return -1
-		case a.key > b.key:
-			return 1
-		}
-		return 0
-	})
+	keyOf := func(m member) []byte { return l.keys[m.key:m.keyEnd] }
+	slices.SortStableFunc(l.members, func(a, b member) int { return bytes.Compare(keyOf(a), keyOf(b)) })
 	dst = append(dst, '{')
 	n := 0
-	for k, m := range members {
-		if k+1 < len(members) && members[k+1].key == m.key {
+	for k, m := range l.members {
+		if k+1 < len(l.members) && bytes.Equal(keyOf(l.members[k+1]), keyOf(m)) {
 			continue // a later member has the same key
 		}
 		if n > 0 {
 			dst = append(dst, ',')
 		}
 		n++
-		dst = appendCanonicalString(dst, []byte(m.key))
+		dst = appendCanonicalString(dst, keyOf(m))
 		dst = append(dst, ':')
-		dst = append(dst, scratch[m.start:m.end]...)
+		dst = append(dst, l.values[m.start:m.end]...)
 	}
 	return append(dst, '}'), true
 }
@@ -311,12 +340,21 @@ func (c *canonicalizer) hex4() (rune, bool) {
 	if c.i+4 > len(c.src) {
 		return 0, false
 	}
-	n, err := strconv.ParseUint(string(c.src[c.i:c.i+4]), 16, 32)
-	if err != nil {
-		return 0, false
+	var r rune
+	for _, b := range c.src[c.i : c.i+4] {
+		switch {
+		case b >= '0' && b <= '9':
+			r = r<<4 | rune(b-'0')
+		case b >= 'a' && b <= 'f':
+			r = r<<4 | rune(b-'a'+10)
+		case b >= 'A' && b <= 'F':
+			r = r<<4 | rune(b-'A'+10)
+		default:
+			return 0, false
+		}
 	}
 	c.i += 4
-	return rune(n), true
+	return r, true
 }
 
 // appendCanonicalString writes s as a JSON string one way: the quote, the
@@ -335,4 +373,49 @@ func appendCanonicalString(dst, s []byte) []byte {
 		}
 	}
 	return append(dst, '"')
+}
+
+// digestRoom is what callDigest reuses from one call to the next: a
+// canonicalizer's room and the bytes it hashes.
+type digestRoom struct {
+	c   canonicalizer
+	buf []byte
+}
+
+var digestRooms = sync.Pool{New: func() any { return new(digestRoom) }}
+
+// maxPooledRoom is the most a pooled room keeps: a digest of a larger
+// input lets its room go, so the pool does not hold on to megabytes.
+const maxPooledRoom = 64 << 10
+
+// callDigest identifies a tool and its input as a JSON value: SHA-256 of the
+// tool's name and the input's canonical text, each after its length, so no
+// two calls hash the same bytes. An input that is not JSON is hashed as it
+// is. It allocates nothing once the pool has room of the size an input
+// needs, so the lookup every call of a guarded tool makes stays free.
+func callDigest(call ToolCall) digest {
+	room := digestRooms.Get().(*digestRoom)
+	b := appendField(room.buf[:0], []byte(call.Name))
+	lenAt := len(b)
+	b = append(b, 0, 0, 0, 0, 0, 0, 0, 0) // the input's length, known once it is written
+	room.c.src = call.Input
+	if out, ok := room.c.append(b); ok {
+		b = out
+	} else {
+		b = append(b, call.Input...)
+	}
+	binary.BigEndian.PutUint64(b[lenAt:], uint64(len(b)-lenAt-8))
+	d := digest(sha256.Sum256(b))
+	room.c.src = nil
+	if cap(b) <= maxPooledRoom {
+		room.buf = b
+		digestRooms.Put(room)
+	}
+	return d
+}
+
+// appendField appends b to dst after its length.
+func appendField(dst, b []byte) []byte {
+	dst = binary.BigEndian.AppendUint64(dst, uint64(len(b)))
+	return append(dst, b...)
 }

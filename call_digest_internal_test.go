@@ -74,3 +74,26 @@ func FuzzCanonicalAppend(f *testing.F) {
 		}
 	})
 }
+
+// TestCallDigestAllocatesNothing: once the pool has room, a digest, the
+// lookup every call of a guarded tool makes when the memory holds calls of
+// its tool, allocates nothing.
+func TestCallDigestAllocatesNothing(t *testing.T) {
+	call := ToolCall{Name: "charge_card", Input: []byte(`{"card":{"last4":"4242","exp":"12/29"},"amount":500,"note":"caf\u00e9 \"A\"","tags":["a","b"]}`)}
+	want := callDigest(call)
+	allocs := testing.AllocsPerRun(100, func() {
+		if callDigest(call) != want {
+			t.Fatal("the digest changed")
+		}
+	})
+	if allocs != 0 && !raceDetector {
+		t.Errorf("a digest allocates %v times", allocs)
+	}
+	same := ToolCall{Name: "charge_card", Input: []byte(` { "amount" : 500 , "tags":["a","b"], "note":"café \u0022A\u0022", "card":{"exp":"12/29","last4":"4242"}}`)}
+	if callDigest(same) != want {
+		t.Error("inputs equal as JSON values digest apart")
+	}
+	if callDigest(ToolCall{Name: "charge_cardx", Input: call.Input}) == want {
+		t.Error("another tool digests alike")
+	}
+}

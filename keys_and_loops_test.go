@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -168,6 +169,9 @@ func TestRunAllocsWithMethodValues(t *testing.T) {
 			reflection.WithReflector(sfAlways(sfRecoverable(nil))),
 		),
 	}
+	held := reflection.NewEffectMemory(0)
+	held.Remember(sfCall("search", `{"q":"another input"}`), reflection.RememberedCall{ID: "earlier", At: time.Now()})
+	drivers["every option, the memory holding another call of the tool"] = drivers["every option"].With(reflection.WithEffectMemory(held))
 	call := sfCall("search", `{"q":"x"}`)
 	ctx := context.Background()
 	for name, d := range drivers {

@@ -168,20 +168,6 @@ func (d *LoopDetector) forget(old loopRecord) {
 	}
 }
 
-// callDigest identifies a tool and its input as a JSON value.
-func callDigest(call ToolCall) digest {
-	h := sha256.New()
-	writeField(h, []byte(call.Name))
-	in := []byte(call.Input)
-	if canon, ok := canonicalAppend(make([]byte, 0, len(in)), in); ok {
-		in = canon
-	}
-	writeField(h, in)
-	var d digest
-	h.Sum(d[:0])
-	return d
-}
-
 // resultDigest identifies a call's result: its text and whether it failed.
 func resultDigest(call digest, o *outcome) digest {
 	h := sha256.New()

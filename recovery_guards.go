@@ -208,10 +208,12 @@ func rememberedPrompt(rc RememberedCall) string {
 
 // effectOf asks the host's effect func; a panic in it means undeclared.
 func (s *settings) effectOf(tool string) (e Effect) {
-	defer func() {
-		if recover() != nil {
-			e = EffectUndeclared
-		}
-	}()
+	defer catchEffect(&e) // a named function: on the success path a closure costs more
 	return s.effect(tool)
+}
+
+func catchEffect(e *Effect) {
+	if recover() != nil {
+		*e = EffectUndeclared
+	}
 }

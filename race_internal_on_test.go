@@ -1,0 +1,6 @@
+//go:build race
+
+package reflection
+
+// raceDetector is set under the race detector, which allocates.
+const raceDetector = true

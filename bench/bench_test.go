@@ -15,41 +15,102 @@ import (
 // that library writes it for each tool call; its options or policy are built
 // once and shared.
 
-// BenchmarkSuccess: the tool succeeds on the first call.
+// BenchmarkSuccess: the tool succeeds on the first call, reached as the
+// README writes it: the Driver is given the registry's method value in the
+// Run call, each peer a closure that calls it, and the floor calls it
+// directly.
 func BenchmarkSuccess(b *testing.B) {
 	ctx := context.Background()
 	b.Run("lib=direct", func(b *testing.B) {
+		reg := newRegistry()
 		for b.Loop() {
-			sinkRes, sinkErr = okTool(ctx, call)
+			sinkRes, sinkErr = reg.Dispatch(ctx, call)
 		}
 		checkOK(b)
 	})
 	b.Run("lib=driver", func(b *testing.B) {
+		reg := newRegistry()
 		for b.Loop() {
-			sinkRes, sinkErr = defaultDriver.Run(ctx, call, okTool)
+			sinkRes, sinkErr = defaultDriver.Run(ctx, call, reg.Dispatch)
 		}
 		checkOK(b)
 	})
 	b.Run("lib=cenkalti", func(b *testing.B) {
+		reg := newRegistry()
 		for b.Loop() {
 			sinkRes, sinkErr = backoff.Retry(ctx, func() (reflection.ToolResult, error) {
-				return okTool(ctx, call)
+				return reg.Dispatch(ctx, call)
 			}, cenkaltiOpts...)
 		}
 		checkOK(b)
 	})
 	b.Run("lib=retrygo", func(b *testing.B) {
+		reg := newRegistry()
 		for b.Loop() {
 			sinkRes, sinkErr = retry.DoWithData(func() (reflection.ToolResult, error) {
-				return okTool(ctx, call)
+				return reg.Dispatch(ctx, call)
 			}, retrygoOpts...)
 		}
 		checkOK(b)
 	})
 	b.Run("lib=failsafe", func(b *testing.B) {
+		reg := newRegistry()
 		for b.Loop() {
 			sinkRes, sinkErr = failsafeExec.Get(func() (reflection.ToolResult, error) {
-				return okTool(ctx, call)
+				return reg.Dispatch(ctx, call)
+			})
+		}
+		checkOK(b)
+	})
+}
+
+// BenchmarkDispatchShape: the success path of the bare Driver for each way
+// a host hands it the dispatch, each against a direct call of the same:
+// dispatch=func, a func value held in a variable (okTool); dispatch=method,
+// the registry's method value written in the Run call; dispatch=closure, a
+// closure written in the Run call that captures the registry.
+func BenchmarkDispatchShape(b *testing.B) {
+	ctx := context.Background()
+	b.Run("dispatch=func/lib=direct", func(b *testing.B) {
+		for b.Loop() {
+			sinkRes, sinkErr = okTool(ctx, call)
+		}
+		checkOK(b)
+	})
+	b.Run("dispatch=func/lib=driver", func(b *testing.B) {
+		for b.Loop() {
+			sinkRes, sinkErr = defaultDriver.Run(ctx, call, okTool)
+		}
+		checkOK(b)
+	})
+	b.Run("dispatch=method/lib=direct", func(b *testing.B) {
+		reg := newRegistry()
+		for b.Loop() {
+			sinkRes, sinkErr = reg.Dispatch(ctx, call)
+		}
+		checkOK(b)
+	})
+	b.Run("dispatch=method/lib=driver", func(b *testing.B) {
+		reg := newRegistry()
+		for b.Loop() {
+			sinkRes, sinkErr = defaultDriver.Run(ctx, call, reg.Dispatch)
+		}
+		checkOK(b)
+	})
+	b.Run("dispatch=closure/lib=direct", func(b *testing.B) {
+		reg := newRegistry()
+		for b.Loop() {
+			sinkRes, sinkErr = func(ctx context.Context, c reflection.ToolCall) (reflection.ToolResult, error) {
+				return reg.Dispatch(ctx, c)
+			}(ctx, call)
+		}
+		checkOK(b)
+	})
+	b.Run("dispatch=closure/lib=driver", func(b *testing.B) {
+		reg := newRegistry()
+		for b.Loop() {
+			sinkRes, sinkErr = defaultDriver.Run(ctx, call, func(ctx context.Context, c reflection.ToolCall) (reflection.ToolResult, error) {
+				return reg.Dispatch(ctx, c)
 			})
 		}
 		checkOK(b)

@@ -48,8 +48,14 @@ step "same work: every library makes the same calls"
 go test -count=1 -run '^TestSameWork$' .
 
 step "benchmarks (count $count${benchtime:+, benchtime $benchtime})"
-go test -run '^$' -bench '^Benchmark(Success|Retry3|InputFix|LLMAnalyze|LLMRepair)$' -benchmem \
+go test -run '^$' -bench '^Benchmark(Success|DispatchShape|Retry3|InputFix|LLMAnalyze|LLMRepair)$' -benchmem \
 	-count "$count" "${timeflag[@]}" | tee "$out/bench.out"
+
+step "safety by default: every option against none, per dispatch shape; a failed call with the memory"
+go test -run '^$' -bench '^Benchmark(SafeDefaults|FailedCallMemory|SuccessMemoryHeld)$' -benchmem \
+	-count "$count" "${timeflag[@]}" | tee "$out/defaults.out"
+go test -run '^$' -bench '^BenchmarkSafeDefaultsParallel$' -benchmem -cpu 1,2 \
+	-count "$count" "${timeflag[@]}" | tee "$out/defaults-parallel.out"
 
 step "shared Driver under RunParallel (-cpu 1,2)"
 go test -run '^$' -bench '^BenchmarkRetry3Parallel$' -benchmem -cpu 1,2 \
@@ -69,6 +75,17 @@ step "summary: every library against the direct call (the floor)"
 step "summary: the Driver against each peer"
 "$benchstat" -col '/lib@(driver cenkalti retrygo failsafe)' -row .name \
 	-filter '/lib:(driver OR cenkalti OR retrygo OR failsafe)' "$out/bench.out"
+
+step "summary: the Driver against a direct call, per dispatch shape"
+"$benchstat" -col /lib -row /dispatch -filter '.name:DispatchShape' "$out/bench.out"
+
+step "summary: every safety option against none, per dispatch shape"
+"$benchstat" -col /options -row /dispatch -filter '.name:SafeDefaults' "$out/defaults.out"
+"$benchstat" -col /options -row /dispatch,/gomaxprocs "$out/defaults-parallel.out"
+
+step "summary: a failed call, with and without the effect memory"
+"$benchstat" -col /memory -filter '.name:FailedCallMemory' "$out/defaults.out"
+"$benchstat" -col /memory -filter '.name:SuccessMemoryHeld' "$out/defaults.out"
 
 step "summary: llm.Reflector.Analyze with a fake client"
 "$benchstat" -col /cache -row .name -filter '.name:LLMAnalyze' "$out/bench.out"

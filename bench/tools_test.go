@@ -60,6 +60,28 @@ var flakyDispatch reflection.DispatchFunc = new(flakyTool).dispatch
 //go:noinline
 func newFlaky() reflection.DispatchFunc { return new(flakyTool).dispatch }
 
+// registry is a host's tool registry, the shape the README's set-up has:
+// its Dispatch method is given to Run as a method value written in the
+// call (driver.Run(ctx, call, reg.Dispatch)), or called from a closure
+// written there. The benchmarks make one per run, in a local variable, so
+// that the method value or the closure binds a receiver the compiler cannot
+// see through: were the func to escape, Run would allocate it per call.
+type registry struct{ content string }
+
+// Dispatch runs one call. It is not inlined, as a real registry's
+// dispatch is not.
+//
+//go:noinline
+func (r *registry) Dispatch(_ context.Context, c reflection.ToolCall) (reflection.ToolResult, error) {
+	return reflection.ToolResult{ID: c.ID, Content: r.content}, nil
+}
+
+// newRegistry returns a registry whose tool succeeds. It is not inlined,
+// so callers see an opaque pointer.
+//
+//go:noinline
+func newRegistry() *registry { return &registry{content: "ok"} }
+
 // The InputFix scenario: the tool rejects the call's input until it is given
 // fixedInput, which the reflector proposes as an InputFix.
 var (

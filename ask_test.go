@@ -20,7 +20,7 @@ import (
 	"github.com/loopctl-go/reflection/reflectiontest"
 )
 
-// The rules of a human in the loop (API-2, section 3), each tested through
+// The rules of a human in the loop, each tested through
 // Driver.Run or RunWithReport with a scripted Asker. Every test runs in a
 // synctest bubble, so waits take no real time.
 

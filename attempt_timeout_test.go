@@ -15,7 +15,7 @@ import (
 	"github.com/loopctl-go/reflection/reflectiontest"
 )
 
-// WithAttemptTimeout (API-2, section 4): each dispatch runs under a context
+// WithAttemptTimeout: each dispatch runs under a context
 // that ends d after it starts. The tests run in synctest bubbles: a tool
 // that "hangs" for a minute costs no real time.
 

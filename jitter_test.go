@@ -17,7 +17,7 @@ import (
 	"github.com/loopctl-go/reflection/reflectiontest"
 )
 
-// ExponentialBackoff.WithJitter (API-2, section 4): Retry delays drawn
+// ExponentialBackoff.WithJitter: Retry delays drawn
 // uniformly from [(1−f)·d, d], d = DelayFor(attempt). Draws come from seeded
 // PCG sources, so every count below is reproducible.
 

@@ -19,7 +19,7 @@ import (
 	"github.com/loopctl-go/reflection/reflectiontest"
 )
 
-// Rate-limit hints (API-2, section 4): ParseRetryAfter, and the Driver's
+// Rate-limit hints: ParseRetryAfter, and the Driver's
 // wait of max(Delay, hint) under the WithMaxRetryAfter cap. The Driver tests
 // run in synctest bubbles and measure the fake time Run waited.
 

@@ -7,7 +7,7 @@
 //
 //	driver := reflection.NewDriver(
 //		reflection.WithReflector(rules.New(rules.Defaults()...)), // no model needed for timeouts, 429s, 503s
-//		reflection.WithStrategy(reflection.NewExponentialBackoff(3)),
+//		reflection.WithStrategy(reflection.NewExponentialBackoff(3).WithJitter(0.5)),
 //		reflection.WithEffects(registry.Effect), // charge_card is not idempotent: never charged twice blindly
 //		reflection.WithHealth(reflection.NewHealth(2, 10*time.Second)),
 //		reflection.WithRetryBudget(reflection.NewRetryBudget(0)),

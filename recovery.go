@@ -11,8 +11,9 @@ import (
 // performs no I/O: it never dispatches, sleeps, reads the clock, draws random
 // numbers, starts goroutines, waits on a context or ranges over a map. It
 // asks its runtime for one Step at a time (Next) and is told what came of it
-// (Dispatched, Analyzed, Waited, Answered; Stop when the runtime's context
-// ends, Refuse when the runtime will not perform a step). Driver.Run is one
+// (Dispatched, Analyzed, Waited, Answered, Verified; Remembered before the
+// first dispatch when an EffectMemory matches; Stop when the runtime's
+// context ends, Refuse when the runtime will not perform a step). Driver.Run is one
 // runtime; a durable workflow engine can be another, and both then follow
 // the same rules: the ceiling, the corrections and their guards, the effect
 // and loop guards, the AskUser text, the exhaustion error.
@@ -120,7 +121,7 @@ func (r *Recovery) init(ctx context.Context, call ToolCall, s *settings) {
 func (r *Recovery) EnableAsk() { r.s.canAsk = true }
 
 // Next returns the step the runtime must perform now: a DispatchStep,
-// AnalyzeStep, WaitStep, AskStep or DoneStep. It may be called again and
+// AnalyzeStep, WaitStep, AskStep, VerifyStep or DoneStep. It may be called again and
 // returns the same step until the runtime reports on it. Returning the
 // DoneStep is the one thing it changes: from then on the call's ending is
 // final, so Stop and Refuse change nothing, and Next always returns that

@@ -3,8 +3,10 @@ package reflection
 import "time"
 
 // Step is what a Recovery asks its runtime to do next: one of DispatchStep,
-// AnalyzeStep, WaitStep, AskStep or DoneStep. The set is closed; use a type
-// switch to tell the steps apart.
+// AnalyzeStep, WaitStep, AskStep, VerifyStep or DoneStep. The set is closed;
+// use a type switch to tell the steps apart. A VerifyStep comes only from a
+// Driver with a verifier (WithVerifier); a runtime that cannot verify
+// answers it with VerdictUnknown.
 type Step interface{ isStep() }
 
 // DispatchStep asks the runtime to run Call (corrections applied) and report

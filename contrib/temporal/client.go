@@ -64,10 +64,16 @@ func SendAnswer(ctx context.Context, c client.Client, workflowID, runID, callID 
 		err = h.Get(ctx, nil)
 	}
 	// The SDK may give up a moment before ctx itself ends (its deadline for
-	// the request is a little earlier): its timeout error wraps ctx's.
+	// the request is a little earlier), with a timeout error or a stream
+	// the server cancelled: the error then matches what ctx's error is
+	// about to be.
 	var gaveUp *client.WorkflowUpdateServiceTimeoutOrCanceledError
 	if err != nil && ctx.Err() == nil && errors.As(err, &gaveUp) {
-		return fmt.Errorf("reflectiontemporal: answer call %q: no worker took the answer before ctx ended: %w", callID, err)
+		ending := context.Canceled
+		if _, ok := ctx.Deadline(); ok {
+			ending = context.DeadlineExceeded
+		}
+		return fmt.Errorf("reflectiontemporal: answer call %q: no worker took the answer before ctx ended: %w (%w)", callID, ending, err)
 	}
 	if err != nil && ctx.Err() != nil {
 		return fmt.Errorf("reflectiontemporal: answer call %q: no worker took the answer before ctx ended: %w (%w)", callID, ctx.Err(), err)

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-
-	"github.com/loopctl-go/reflection/internal/jsonscan"
 )
 
 // MaxRecoveryAttempts is the hard ceiling on retries after the original
@@ -94,6 +92,6 @@ func canonicalJSON(b []byte) (out []byte, ok bool) {
 // value, so the Driver drops an InputFix that has them, and InputText
 // refuses them. A small object is checked without allocating.
 func scanObject(b []byte) (object, dup bool) {
-	r := jsonscan.Scan(b, jsonscan.Limits{})
+	r := jsonscanScan(b, jsonscanLimits{})
 	return r.Object, r.Object && r.Dup
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-
-	"github.com/loopctl-go/reflection/internal/scrub"
 )
 
 // emit writes one record. A handler that panics loses the record, never the
@@ -167,5 +165,5 @@ func (d *Driver) sensitive(attrs []slog.Attr, level slog.Level, key, text string
 	if text == "" || (level > slog.LevelDebug && !d.logTexts) {
 		return attrs
 	}
-	return append(attrs, slog.String(key, scrub.Text(d.redact, text)))
+	return append(attrs, slog.String(key, scrubText(d.redact, text)))
 }

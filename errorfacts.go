@@ -2,8 +2,6 @@ package reflection
 
 import (
 	"time"
-
-	"github.com/loopctl-go/reflection/internal/errchain"
 )
 
 // What the library reads from a host's error value. Every method of such a
@@ -20,22 +18,22 @@ import (
 // there is none, when the value is outside 100 to 599, or when a method
 // panics. A Reflector or a RecoveryStrategy that goes by status reads it
 // through this function, as the rules package does.
-func StatusCode(err error) int { return errchain.Status(err) }
+func StatusCode(err error) int { return errchainStatus(err) }
 
 // errorText is err.Error(), "" for a nil err, and a description of err when
 // its Error method panics.
-func errorText(err error) string { return errchain.Text(err) }
+func errorText(err error) string { return errchainText(err) }
 
 // retryAfterHint is the rate-limit hint of err's chain, 0 for none.
-func retryAfterHint(err error) time.Duration { return errchain.RetryAfter(err) }
+func retryAfterHint(err error) time.Duration { return errchainRetryAfter(err) }
 
 // chainIs is errors.Is(err, target), bounded, and false when a method in
 // err's chain panics.
-func chainIs(err, target error) bool { return errchain.Is(err, target) }
+func chainIs(err, target error) bool { return errchainIs(err, target) }
 
 // chainAs is errors.As's search for a T in err's chain, bounded, and none
 // when a method in it panics.
-func chainAs[T any](err error) (T, bool) { return errchain.As[T](err) }
+func chainAs[T any](err error) (T, bool) { return errchainAs[T](err) }
 
 // The two questions about a failure whose answer for an error that joins
 // several (Unwrap() []error) must hold for every error it joins, not for
@@ -49,7 +47,7 @@ func noEffect(err error) bool {
 	if err == nil {
 		return false
 	}
-	return errchain.EveryBranch(err, func(e error, _ *bool) bool { return errchain.Here(e, ErrNoEffect) })
+	return errchainEveryBranch(err, func(e error, _ *bool) bool { return errchainHere(e, ErrNoEffect) })
 }
 
 // neutralFailure reports whether a failure with err says nothing about the
@@ -60,8 +58,8 @@ func neutralFailure(err error) bool {
 	if err == nil {
 		return false
 	}
-	return errchain.EveryBranch(err, func(e error, statusSeen *bool) bool {
-		if errchain.Here(e, ErrInputRejected) {
+	return errchainEveryBranch(err, func(e error, statusSeen *bool) bool {
+		if errchainHere(e, ErrInputRejected) {
 			return true
 		}
 		if *statusSeen {

@@ -34,6 +34,7 @@ var layerPrefixes = []struct {
 	// redactor. The machine may use them; what it reaches of them is checked
 	// as strictly as the machine's own files.
 	{"doc", valueLayer},
+	{"bundle", valueLayer}, // the internal packages the root shares, copied (internal/cmd/bundle)
 	{"call", valueLayer},
 	{"reflection", valueLayer},
 	{"analysis", valueLayer},

@@ -3,13 +3,11 @@ package reflection
 import (
 	"encoding/json"
 	"fmt"
-
-	"github.com/loopctl-go/reflection/internal/caps"
 )
 
 // defaultMaxCorrectedInput is the largest InputFix, in bytes, that a Driver
 // applies unless WithMaxCorrectedInput says otherwise: 1 MiB.
-const defaultMaxCorrectedInput = caps.MaxCorrectedInput
+const defaultMaxCorrectedInput = capsMaxCorrectedInput
 
 // applyCorrection applies c to the call before a retry. Only InputFix and
 // ToolChange change anything; one that cannot apply is dropped, with the

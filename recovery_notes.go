@@ -3,8 +3,6 @@ package reflection
 import (
 	"strconv"
 	"strings"
-
-	"github.com/loopctl-go/reflection/internal/textcut"
 )
 
 // Recovery notes (WithRecoveryNotes) tell the model what recovery did, after
@@ -29,7 +27,7 @@ func withNote(content, note string) string {
 // a result it did not produce.
 func successNote(ran ToolCall) string {
 	return notePrefix + "this result came from tool " + strconv.Quote(ran.Name) +
-		" called with input " + textcut.Cut(string(ran.Input), maxNoteInput) +
+		" called with input " + textcutCut(string(ran.Input), maxNoteInput) +
 		", not from the call as it was first made."
 }
 

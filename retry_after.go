@@ -4,13 +4,11 @@ import (
 	"math"
 	"strings"
 	"time"
-
-	"github.com/loopctl-go/reflection/internal/caps"
 )
 
 // defaultMaxRetryAfter is the largest rate-limit hint a Driver waits for
 // unless WithMaxRetryAfter says otherwise: 60s.
-const defaultMaxRetryAfter = caps.MaxRetryAfter
+const defaultMaxRetryAfter = capsMaxRetryAfter
 
 // The three forms of an HTTP date that RFC 9110 (section 5.6.7) accepts: the
 // preferred IMF-fixdate, the obsolete RFC 850 form and asctime's.

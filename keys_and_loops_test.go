@@ -151,7 +151,7 @@ func TestRunAllocsWithMethodValues(t *testing.T) {
 	reg := &sfRegistry{}
 	prefix := "ok: "
 	closure := func(_ context.Context, _ reflection.ToolCall) (reflection.ToolResult, error) {
-		return reflection.ToolResult{Content: prefix + ""}, nil
+		return reflection.ToolResult{Content: prefix}, nil
 	}
 	drivers := map[string]*reflection.Driver{
 		"bare": reflection.NewDriver(),
